@@ -1,0 +1,176 @@
+// Package cli is sandboxdesk's command line: the subcommands that people and
+// agents type, their flags, their output (a short aligned table, or one
+// JSON document with --json) and their exit statuses. It is not the
+// controller: commands either compute a plan from measurements on the spot
+// or ask the controller that owns the root.
+//
+// Exit statuses: 0 success, 1 an operation that failed, 2 bad input or
+// usage. Every error is one line on stderr that says what was wrong.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"sandboxdesk/controller"
+)
+
+// Exit statuses.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+)
+
+// IO is where a command reads and writes.
+type IO struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// env is what every command gets: its streams and the global flags.
+type env struct {
+	IO
+	root   string
+	prefix string
+	json   bool
+	help   bool
+}
+
+// newFlagSet registers the global flags and cmd's own on a new flag set
+// bound to e, and returns it with the command's run function.
+func newFlagSet(name string, cmd command, e *env) (*flag.FlagSet, func(context.Context, *env, []string) error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&e.root, "root", "", "root folder holding sandboxes and state (default: per-user data folder, or $"+controller.RootEnv+")")
+	fs.StringVar(&e.prefix, "prefix", "", "fleet prefix: sandboxes are named PREFIX-NAME")
+	fs.BoolVar(&e.json, "json", false, "print one JSON document instead of a table")
+	fs.BoolVar(&e.help, "help", false, "show this help")
+	return fs, cmd.flags(fs)
+}
+
+// command is one subcommand. flags registers its own flags on fs; run does
+// the work with the positional arguments left over.
+type command struct {
+	summary string
+	usage   string
+	flags   func(fs *flag.FlagSet) func(ctx context.Context, e *env, args []string) error
+}
+
+var commands = map[string]command{
+	"defaults": defaultsCommand,
+	"capacity": capacityCommand,
+}
+
+// usageError is bad input: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// Run runs the command line args (without the program name) and returns
+// the exit status.
+func Run(ctx context.Context, args []string, stdio IO) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		printHelp(stdio.Out, args)
+		return ExitOK
+	}
+	name := args[0]
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stdio.Err, "sandboxdesk: unknown command %q (see 'sandboxdesk help')\n", name)
+		return ExitUsage
+	}
+	e := &env{IO: stdio}
+	fs, run := newFlagSet(name, cmd, e)
+	rest, err := parseArgs(fs, args[1:])
+	if err == nil && e.help {
+		printCommandHelp(stdio.Out, name, cmd, fs)
+		return ExitOK
+	}
+	if err == nil {
+		err = run(ctx, e, rest)
+	}
+	return report(stdio.Err, name, err)
+}
+
+// report prints err as one line and maps it to an exit status.
+func report(w io.Writer, name string, err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	fmt.Fprintf(w, "sandboxdesk %s: %s\n", name, msg)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+func noArgs(args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	return nil
+}
+
+// printJSON writes v as one indented JSON document.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// printTable writes rows of cells as aligned columns.
+func printTable(w io.Writer, rows [][]string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
+}
+
+func printHelp(w io.Writer, args []string) {
+	if len(args) > 1 {
+		if cmd, ok := commands[args[1]]; ok {
+			fs, _ := newFlagSet(args[1], cmd, &env{})
+			printCommandHelp(w, args[1], cmd, fs)
+			return
+		}
+	}
+	fmt.Fprintln(w, "sandboxdesk runs local sandboxes for coding agents.")
+	fmt.Fprintln(w, "\nUsage:\n  sandboxdesk                 open the desktop app\n  sandboxdesk COMMAND [flags]")
+	fmt.Fprintln(w, "\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	rows := [][]string{}
+	for _, n := range names {
+		rows = append(rows, []string{"  " + n, commands[n].summary})
+	}
+	printTable(w, rows)
+	fmt.Fprintln(w, "\nEvery command takes --root, --prefix and --json. 'sandboxdesk help COMMAND' shows its flags.")
+	fmt.Fprintln(w, "Sizes take IEC units (512MiB, 2GiB; a bare number is MiB); durations take Go syntax (90s, 10m).")
+}
+
+func printCommandHelp(w io.Writer, name string, cmd command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "%s\n\nUsage: sandboxdesk %s %s\n\nFlags:\n", cmd.summary, name, cmd.usage)
+	rows := [][]string{}
+	fs.VisitAll(func(f *flag.Flag) {
+		rows = append(rows, []string{"  --" + f.Name, f.Usage})
+	})
+	printTable(w, rows)
+}

@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+
+	"sandboxdesk/controller"
+	"sandboxdesk/host"
+	"sandboxdesk/ipc"
+	"sandboxdesk/units"
+)
+
+// hostFlags are the what-if overrides for planning another host. Whatever
+// is not overridden is measured on this one.
+type hostFlags struct {
+	totalMemory sizeFlag
+	cpus        countFlag
+	freeDisk    sizeFlag
+}
+
+func (h *hostFlags) register(fs *flag.FlagSet, withDisk bool) {
+	h.totalMemory.min, h.cpus.min = 1, 1
+	fs.Var(&h.totalMemory, "total-memory", "what if the host had this much RAM (e.g. 16GiB)")
+	fs.Var(&h.cpus, "cpus-host", "what if the host had this many CPUs")
+	if withDisk {
+		fs.Var(&h.freeDisk, "free-disk", "what if this much disk were free under the root")
+	}
+}
+
+// resolve measures this host where no override is given.
+func (h *hostFlags) resolve(ctx context.Context, root string) (host.Info, error) {
+	var info host.Info
+	if !h.totalMemory.set || !h.cpus.set || !h.freeDisk.set {
+		measured, err := host.Measure(ctx, root)
+		if err != nil {
+			return host.Info{}, fmt.Errorf("%w (give the what-if flags to plan without measuring)", err)
+		}
+		info = measured
+	}
+	if h.totalMemory.set {
+		info.TotalMemoryBytes = uint64(h.totalMemory.size)
+	}
+	if h.cpus.set {
+		info.CPUCount, info.EffectiveCPUCores = h.cpus.n, float64(h.cpus.n)
+	}
+	if h.freeDisk.set {
+		info.AvailableDiskBytes = uint64(h.freeDisk.size)
+	}
+	return info, nil
+}
+
+var defaultsCommand = command{
+	summary: "what a new sandbox would get if it started now",
+	usage:   "[--total-memory SIZE] [--cpus-host N] [--active N] [--committed SIZE]",
+	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		var hf hostFlags
+		hf.register(fs, false)
+		hf.freeDisk.set = true // free disk plays no part in defaults
+		active := countFlag{min: 0}
+		committed := sizeFlag{min: 0}
+		fs.Var(&active, "active", "what if this many sandboxes were starting or running")
+		fs.Var(&committed, "committed", "what if running sandboxes had reserved this much memory in all")
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			root, err := controller.ResolveRoot(e.root)
+			if err != nil {
+				return err
+			}
+			info, err := hf.resolve(ctx, root)
+			if err != nil {
+				return err
+			}
+			d := controller.PlanDefaults(info, active.n, committed.size.MiB())
+			if e.json {
+				return printJSON(e.Out, d)
+			}
+			return printDefaults(e, d, info)
+		}
+	},
+}
+
+func printDefaults(e *env, d ipc.Defaults, info host.Info) error {
+	return printTable(e.Out, [][]string{
+		{"Memory", units.FormatMiB(d.MemoryMiB), fmt.Sprintf("beside %d active, %s committed", d.Active, units.FormatMiB(d.CommittedMiB))},
+		{"CPUs", strconv.Itoa(d.CPUs)},
+		{"Disk", units.FormatMiB(d.DiskMiB)},
+		{"Budget", units.FormatMiB(d.BudgetMiB), "half of " + units.Size(info.TotalMemoryBytes).String()},
+	})
+}
+
+var capacityCommand = command{
+	summary: "how many sandboxes this host should run at once and keep",
+	usage:   "[--total-memory SIZE] [--cpus-host N] [--free-disk SIZE] [--sandbox-cpus N] [--sandbox-memory SIZE] [--sandbox-disk SIZE] [--checkpoints]",
+	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		var hf hostFlags
+		hf.register(fs, true)
+		hf.freeDisk.min = 0
+		std := controller.StandardSize
+		cpus := countFlag{n: std.CPUs, min: 1}
+		memory := sizeFlag{size: units.Size(std.MemoryMiB) * units.MiB, min: units.MiB}
+		disk := sizeFlag{size: units.Size(std.DiskMiB) * units.MiB, min: units.MiB}
+		fs.Var(&cpus, "sandbox-cpus", "CPUs of the sandbox to plan for (default 2)")
+		fs.Var(&memory, "sandbox-memory", "memory of the sandbox to plan for (default 4GiB)")
+		fs.Var(&disk, "sandbox-disk", "disk of the sandbox to plan for (default 8GiB)")
+		checkpoints := fs.Bool("checkpoints", controller.PlatformCheckpoints(), "plan for a backend that keeps checkpoints (default: whether this platform's backend does)")
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			root, err := controller.ResolveRoot(e.root)
+			if err != nil {
+				return err
+			}
+			info, err := hf.resolve(ctx, root)
+			if err != nil {
+				return err
+			}
+			size := ipc.Size{CPUs: cpus.n, MemoryMiB: memory.size.MiB(), DiskMiB: disk.size.MiB()}
+			rec, err := controller.RecommendCapacity(info, size, *checkpoints)
+			if err != nil {
+				return err
+			}
+			c := ipc.Capacity{Host: info, Size: size, Checkpoints: *checkpoints, Recommended: rec}
+			if e.json {
+				return printJSON(e.Out, c)
+			}
+			return printCapacity(e, c)
+		}
+	},
+}
+
+func printCapacity(e *env, c ipc.Capacity) error {
+	h := c.Host
+	cores := strconv.Itoa(h.CPUCount) + " CPUs"
+	if h.EffectiveCPUCores != float64(h.CPUCount) {
+		cores += fmt.Sprintf(" (%s usable under a cgroup limit)", strconv.FormatFloat(h.EffectiveCPUCores, 'f', -1, 64))
+	}
+	yesNo := map[bool]string{true: "yes", false: "no"}
+	return printTable(e.Out, [][]string{
+		{"Host", fmt.Sprintf("%s, %s memory, %s free disk", cores, units.Size(h.TotalMemoryBytes), units.Size(h.AvailableDiskBytes))},
+		{"Sandbox size", fmt.Sprintf("%d CPUs, %s memory, %s disk", c.Size.CPUs, units.FormatMiB(c.Size.MemoryMiB), units.FormatMiB(c.Size.DiskMiB))},
+		{"Checkpoints", yesNo[c.Checkpoints]},
+		{"At once", strconv.Itoa(c.Recommended.AtOnce)},
+		{"Retained", strconv.Itoa(c.Recommended.Retained)},
+	})
+}

@@ -1,0 +1,35 @@
+// sandboxdesk runs local sandboxes for coding agents. With no arguments it
+// opens the desktop app; with a subcommand it is the command line.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"strings"
+
+	"sandboxdesk/cli"
+)
+
+func main() {
+	if root, ok := desktopArgs(os.Args[1:]); ok {
+		os.Exit(runDesktop(root))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(cli.Run(ctx, os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+}
+
+// desktopArgs reports whether args ask for the desktop app: none at all, or
+// only a root ("--root DIR"), as a launcher or a person testing may pass.
+func desktopArgs(args []string) (root string, ok bool) {
+	switch {
+	case len(args) == 0:
+		return "", true
+	case len(args) == 2 && (args[0] == "--root" || args[0] == "-root"):
+		return args[1], true
+	case len(args) == 1 && strings.HasPrefix(args[0], "--root="):
+		return strings.TrimPrefix(args[0], "--root="), true
+	}
+	return "", false
+}

@@ -1,0 +1,40 @@
+#!/bin/sh
+# Installs (as root) or names (otherwise) the Debian/Ubuntu packages that
+# building, testing and running sandboxdesk need on Linux.
+#   deps.sh          install what is missing when root, else print it
+#   deps.sh --list   print the whole list
+set -eu
+
+# gcc, pkg-config and the GL/X11 headers: cgo for Fyne and SQLite.
+# bubblewrap: the Linux sandbox backend. xvfb, xauth: a display for tests
+# and screenshots. dbus-x11: a session bus for the tray. imagemagick:
+# screenshots. busybox-static: real root filesystems for image tests.
+PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap xvfb xauth dbus-x11 imagemagick busybox-static ca-certificates git"
+
+if [ "${1:-}" = "--list" ]; then
+	echo "$PACKAGES"
+	exit 0
+fi
+
+missing=""
+for p in $PACKAGES; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+
+if [ -z "$missing" ]; then
+	exit 0
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "sandboxdesk: not a Debian/Ubuntu system; install the equivalents of:$missing" >&2
+	exit 1
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "sandboxdesk: missing packages:$missing" >&2
+	echo "install them with: sudo apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "sandboxdesk: installing$missing" >&2
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
