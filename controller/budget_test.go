@@ -1,6 +1,10 @@
 package controller
 
-import "testing"
+import (
+	"testing"
+
+	"sandboxdesk/backends"
+)
 
 const gib = 1 << 30
 
@@ -111,11 +115,11 @@ func TestDefaultCPUs(t *testing.T) {
 }
 
 func TestRanges(t *testing.T) {
-	vm, err := RangesFor(KindVM)
+	vm, err := RangesFor(backends.KindVM)
 	if err != nil {
 		t.Fatal(err)
 	}
-	proc, err := RangesFor(KindProcess)
+	proc, err := RangesFor(backends.KindProcess)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,16 +3,8 @@ package controller
 import (
 	"fmt"
 
+	"sandboxdesk/backends"
 	"sandboxdesk/units"
-)
-
-// Kind is what a backend's sandbox is, as far as the fixed ranges care: a
-// virtual machine that reserves its memory, or host processes under a limit.
-type Kind string
-
-const (
-	KindVM      Kind = "vm"
-	KindProcess Kind = "process"
 )
 
 // Range is an inclusive range of whole numbers.
@@ -39,13 +31,13 @@ const ValidatorFloorVMMiB int64 = 1024
 // a bubblewrap sandbox's memory is only a cgroup limit, so it may be small.
 const ValidatorFloorProcessMiB int64 = 64
 
-var ranges = map[Kind]Ranges{
-	KindVM: {
+var ranges = map[backends.Kind]Ranges{
+	backends.KindVM: {
 		MemoryMiB: Range{ValidatorFloorVMMiB, 64 * mibPerGiB},
 		CPUs:      Range{1, 64},
 		DiskMiB:   Range{1 * mibPerGiB, 2048 * mibPerGiB},
 	},
-	KindProcess: {
+	backends.KindProcess: {
 		MemoryMiB: Range{ValidatorFloorProcessMiB, 64 * mibPerGiB},
 		CPUs:      Range{1, 64},
 		DiskMiB:   Range{1 * mibPerGiB, 2048 * mibPerGiB},
@@ -53,7 +45,7 @@ var ranges = map[Kind]Ranges{
 }
 
 // RangesFor returns the fixed ranges for a kind of sandbox.
-func RangesFor(k Kind) (Ranges, error) {
+func RangesFor(k backends.Kind) (Ranges, error) {
 	r, ok := ranges[k]
 	if !ok {
 		return Ranges{}, fmt.Errorf("unknown sandbox kind %q", k)

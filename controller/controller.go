@@ -1,0 +1,268 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"sandboxdesk/backends"
+	"sandboxdesk/host"
+	"sandboxdesk/ipc"
+)
+
+// Backend is what the controller needs from a sandbox provider. Providers
+// live under backends/; the controller never asks which one it has, only
+// what its Capabilities say.
+type Backend interface {
+	Capabilities() backends.Capabilities
+	// Images lists the images the backend can start sandboxes from.
+	Images(ctx context.Context) ([]backends.Image, error)
+	// Start builds or boots the sandbox. defaultMemoryMiB is what the
+	// controller resolved for a sandbox that names no memory of its own.
+	Start(ctx context.Context, spec backends.Spec, defaultMemoryMiB int64) (backends.Started, error)
+	// Stop asks the sandbox's processes to end and kills what is left
+	// after grace.
+	Stop(ctx context.Context, id string, grace time.Duration) (backends.Stopped, error)
+	// Exec runs a command inside a running sandbox and returns its exit
+	// status.
+	Exec(ctx context.Context, id string, req backends.ExecRequest) (int, error)
+	// Remove deletes what the backend made for the sandbox (it is stopped
+	// first). Removing what is gone is not an error. The sandbox's folders
+	// are the controller's to delete.
+	Remove(ctx context.Context, id string) error
+	// Observe lists what the backend finds of this root's sandboxes.
+	Observe(ctx context.Context) ([]backends.Observed, error)
+}
+
+// checkpointDropper is a backend that can drop a stopped sandbox's
+// checkpoint, so it cold-boots next time.
+type checkpointDropper interface {
+	DropCheckpoint(ctx context.Context, id string) error
+}
+
+// Clock tells the time; tests give one they move by hand.
+type Clock interface{ Now() time.Time }
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now().UTC() }
+
+// Options configure a controller.
+type Options struct {
+	// Root is the folder the controller owns; created if missing.
+	Root string
+	// Backends by name; DefaultBackend is used when a request names none.
+	Backends       map[string]Backend
+	DefaultBackend string
+	// Measure measures the host; host.Measure when nil.
+	Measure func(ctx context.Context) (host.Info, error)
+	// Clock; the system clock when nil.
+	Clock Clock
+	// Logger; slog's default when nil.
+	Logger *slog.Logger
+}
+
+// Controller owns the sandboxes of one root.
+type Controller struct {
+	root      string
+	backends  map[string]Backend
+	defBack   string
+	measure   func(ctx context.Context) (host.Info, error)
+	clock     Clock
+	log       *slog.Logger
+	lock      *rootLock
+	store     *store
+	events    *broker
+	closeOnce sync.Once
+
+	mu     sync.Mutex               // guards what follows
+	atOnce int                      // the "at once" limit last computed
+	boxes  map[string]*record       // by full name
+	queue  []*waiter                // FIFO of starts waiting for a slot
+	execs  map[string]int           // running execs by id: a sandbox in use is not idle
+	names  map[string]chan struct{} // one lock per full name
+}
+
+// Open takes ownership of the root: the lock, the database, and a
+// reconcile of what the database says with what the backends observe.
+func Open(ctx context.Context, o Options) (*Controller, error) {
+	if o.Root == "" {
+		return nil, ipc.Errorf(ipc.ErrInvalid, "no root folder given")
+	}
+	if len(o.Backends) == 0 || o.Backends[o.DefaultBackend] == nil {
+		return nil, fmt.Errorf("open controller: default backend %q is not among the backends", o.DefaultBackend)
+	}
+	root, err := filepath.Abs(o.Root)
+	if err != nil {
+		return nil, fmt.Errorf("open controller: %w", err)
+	}
+	for _, dir := range []string{root, filepath.Join(root, "sandboxes"), filepath.Join(root, "workspaces")} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("open controller: %w", err)
+		}
+	}
+	lock, err := lockRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	c := &Controller{
+		root: root, backends: o.Backends, defBack: o.DefaultBackend,
+		measure: o.Measure, clock: o.Clock, log: o.Logger, lock: lock,
+		events: newBroker(),
+		boxes:  map[string]*record{}, execs: map[string]int{}, names: map[string]chan struct{}{},
+	}
+	if c.measure == nil {
+		c.measure = func(ctx context.Context) (host.Info, error) { return host.Measure(ctx, root) }
+	}
+	if c.clock == nil {
+		c.clock = systemClock{}
+	}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	c.store, err = openStore(ctx, filepath.Join(root, "state.db"))
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	if err := c.reconcile(ctx); err != nil {
+		c.store.close()
+		lock.release()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Close stops nothing: sandboxes keep running and the next controller
+// adopts them. Use Shutdown to stop them first.
+func (c *Controller) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		c.events.close()
+		err = c.store.close()
+		c.lock.release()
+	})
+	return err
+}
+
+// Shutdown stops every running sandbox gracefully, then closes.
+func (c *Controller) Shutdown(ctx context.Context) error {
+	var errs []error
+	for _, r := range c.snapshot("", true) {
+		if r.State.Active() || r.State == ipc.StateQueued {
+			if _, err := c.Stop(ctx, ipc.Ref{Prefix: r.Prefix, Name: r.Name}); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	errs = append(errs, c.Close())
+	return errors.Join(errs...)
+}
+
+// Root is the folder this controller owns.
+func (c *Controller) Root() string { return c.root }
+
+// Subscribe returns a channel of events and a function that ends the
+// subscription. Events are never dropped; a slow subscriber only delays
+// itself.
+func (c *Controller) Subscribe() (<-chan ipc.Event, func()) { return c.events.subscribe() }
+
+// snapshot copies the records of one prefix (or all, when all is true),
+// oldest first.
+func (c *Controller) snapshot(prefix string, all bool) []record {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []record
+	for _, r := range c.boxes {
+		if all || r.Prefix == prefix {
+			out = append(out, *r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.Before(out[j].CreatedAt)
+		}
+		return out[i].FullName < out[j].FullName
+	})
+	return out
+}
+
+// lockName serializes every operation on one sandbox name; operations on
+// different names proceed in parallel.
+func (c *Controller) lockName(ctx context.Context, fullName string) (func(), error) {
+	c.mu.Lock()
+	ch, ok := c.names[fullName]
+	if !ok {
+		ch = make(chan struct{}, 1)
+		c.names[fullName] = ch
+	}
+	c.mu.Unlock()
+	select {
+	case ch <- struct{}{}:
+		return func() { <-ch }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// commit saves a change and, once it is saved, applies it to the records
+// in memory and publishes its event. It is called with c.mu held so that
+// memory, database and subscribers see changes in the same order.
+func (c *Controller) commitLocked(ctx context.Context, ch change) error {
+	// a state change must land even if the caller's context just ended,
+	// or memory and database would disagree
+	if err := c.store.apply(context.WithoutCancel(ctx), ch); err != nil {
+		return err
+	}
+	for _, id := range ch.delete {
+		for name, r := range c.boxes {
+			if r.ID == id {
+				delete(c.boxes, name)
+			}
+		}
+	}
+	for _, r := range ch.put {
+		cp := *r
+		c.boxes[r.FullName] = &cp
+	}
+	if ch.event.Kind != "" {
+		c.events.publish(ch.event)
+	}
+	return nil
+}
+
+// setState records a new state for r (already changed by the caller) with
+// one event.
+func (c *Controller) setStateLocked(ctx context.Context, r *record, message string) error {
+	return c.commitLocked(ctx, change{put: []*record{r}, event: c.stateEvent(r, message)})
+}
+
+func (c *Controller) stateEvent(r *record, message string) ipc.Event {
+	return ipc.Event{Time: c.clock.Now(), Kind: ipc.EventState, Sandbox: r.FullName, ID: r.ID, State: r.State, Message: message}
+}
+
+// Progress publishes a progress tick for a sandbox. Ticks change no state
+// and are not stored.
+func (c *Controller) Progress(fullName string, fraction float64, message string) {
+	c.events.publish(ipc.Event{Time: c.clock.Now(), Kind: ipc.EventProgress, Sandbox: fullName, Progress: fraction, Message: message})
+}
+
+func (c *Controller) backendOf(r *record) (Backend, error) {
+	b, ok := c.backends[r.Backend]
+	if !ok {
+		return nil, ipc.Errorf(ipc.ErrUnavailable, "sandbox %s uses backend %q, which this build does not have", r.FullName, r.Backend)
+	}
+	return b, nil
+}
+
+func (c *Controller) stateDir(id string) string { return filepath.Join(c.root, "sandboxes", id) }
+
+func (c *Controller) workspace(fullName string) string {
+	return filepath.Join(c.root, "workspaces", fullName)
+}

@@ -1,0 +1,118 @@
+package controller
+
+import (
+	"sync"
+
+	"sandboxdesk/ipc"
+)
+
+// broker fans events out to subscribers. Each subscriber has its own
+// unbounded queue drained by its own goroutine, so a slow subscriber (a UI
+// busy drawing, a socket client on a slow link) never blocks the
+// controller and never loses a state change.
+type broker struct {
+	mu     sync.Mutex
+	seq    int64
+	subs   map[*subscriber]struct{}
+	closed bool
+}
+
+type subscriber struct {
+	mu    sync.Mutex
+	cond  *sync.Cond
+	queue []ipc.Event
+	done  bool
+	out   chan ipc.Event
+}
+
+func newBroker() *broker { return &broker{subs: map[*subscriber]struct{}{}} }
+
+func (b *broker) subscribe() (<-chan ipc.Event, func()) {
+	s := &subscriber{out: make(chan ipc.Event)}
+	s.cond = sync.NewCond(&s.mu)
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		close(s.out)
+		return s.out, func() {}
+	}
+	b.subs[s] = struct{}{}
+	b.mu.Unlock()
+	stop := make(chan struct{})
+	go s.pump(stop)
+	var once sync.Once
+	return s.out, func() {
+		once.Do(func() {
+			b.mu.Lock()
+			delete(b.subs, s)
+			b.mu.Unlock()
+			close(stop)
+			s.finish()
+		})
+	}
+}
+
+// pump hands queued events to the subscriber's channel, in order.
+func (s *subscriber) pump(stop chan struct{}) {
+	defer close(s.out)
+	for {
+		s.mu.Lock()
+		for len(s.queue) == 0 && !s.done {
+			s.cond.Wait()
+		}
+		if len(s.queue) == 0 {
+			s.mu.Unlock()
+			return
+		}
+		e := s.queue[0]
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		select {
+		case s.out <- e:
+		case <-stop:
+			return
+		}
+	}
+}
+
+func (s *subscriber) push(e ipc.Event) {
+	s.mu.Lock()
+	if !s.done {
+		s.queue = append(s.queue, e)
+	}
+	s.mu.Unlock()
+	s.cond.Signal()
+}
+
+// finish lets the pump deliver what is queued, then close the channel.
+func (s *subscriber) finish() {
+	s.mu.Lock()
+	s.done = true
+	s.mu.Unlock()
+	s.cond.Signal()
+}
+
+func (b *broker) publish(e ipc.Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return
+	}
+	b.seq++
+	e.Seq = b.seq
+	for s := range b.subs {
+		s.push(e)
+	}
+}
+
+// close ends every subscription after what is queued is delivered.
+func (b *broker) close() {
+	b.mu.Lock()
+	b.closed = true
+	subs := b.subs
+	b.subs = map[*subscriber]struct{}{}
+	b.mu.Unlock()
+	for s := range subs {
+		s.finish()
+	}
+}

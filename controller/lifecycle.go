@@ -1,0 +1,459 @@
+package controller
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"sandboxdesk/backends"
+	"sandboxdesk/ipc"
+)
+
+// Create returns the sandbox named req.Name, started. An existing sandbox
+// whose shape serves the request is reused (and started if it is not
+// running); one that does not serve is rebuilt with its workspace kept;
+// req.Replace removes it and its workspace first. Bad input is refused
+// before anything is written.
+func (c *Controller) Create(ctx context.Context, req ipc.CreateRequest) (ipc.Sandbox, error) {
+	full, err := fullName(req.Prefix, req.Name)
+	if err != nil {
+		return ipc.Sandbox{}, err
+	}
+	s, err := c.validate(ctx, req)
+	if err != nil {
+		return ipc.Sandbox{}, err
+	}
+	unlock, err := c.lockName(ctx, full)
+	if err != nil {
+		return ipc.Sandbox{}, err
+	}
+	defer unlock()
+
+	existing := c.get(full)
+	if existing != nil && existing.Prefix != req.Prefix {
+		return ipc.Sandbox{}, ipc.Errorf(ipc.ErrConflict, "the name %s is taken by a sandbox of fleet %q", full, existing.Prefix)
+	}
+	reason := "created"
+	if existing != nil && req.Replace {
+		if err := c.destroy(ctx, existing, true, "replaced"); err != nil {
+			return ipc.Sandbox{}, err
+		}
+		existing, reason = nil, "replaced: workspace emptied"
+	}
+	if existing != nil {
+		ok, why := serves(existing, s, c.clock.Now(), c.held(ctx))
+		if ok {
+			if !existing.State.Active() {
+				if err := c.start(ctx, existing, false); err != nil {
+					return ipc.Sandbox{}, err
+				}
+			}
+			return c.Inspect(ctx, ipc.Ref{Prefix: req.Prefix, Name: req.Name})
+		}
+		if err := c.destroy(ctx, existing, false, "rebuilt: "+why); err != nil {
+			return ipc.Sandbox{}, err
+		}
+		reason = "rebuilt, workspace kept: " + why
+	}
+	r, err := c.build(ctx, req.Prefix, req.Name, full, s, reason)
+	if err != nil {
+		return ipc.Sandbox{}, err
+	}
+	if err := c.start(ctx, r, true); err != nil {
+		return ipc.Sandbox{}, err
+	}
+	return c.Inspect(ctx, ipc.Ref{Prefix: req.Prefix, Name: req.Name})
+}
+
+// build writes a new, stopped sandbox with its folders.
+func (c *Controller) build(ctx context.Context, prefix, name, full string, s shape, reason string) (*record, error) {
+	id, err := newID()
+	if err != nil {
+		return nil, err
+	}
+	r := &record{
+		ID: id, FullName: full, Prefix: prefix, Name: name,
+		Backend: s.Backend, Image: s.Image.Name, ImageDigest: s.Image.Digest,
+		MemoryMiB: s.MemoryMiB, CPUs: s.CPUs, DiskMiB: s.DiskMiB, Network: s.Network,
+		IdleTimeout: s.IdleTimeout, MaxLifetime: s.MaxLifetime, StopGrace: s.StopGrace,
+		State: ipc.StateStopped, CreatedAt: c.clock.Now(),
+	}
+	for _, dir := range []string{c.stateDir(id), c.workspace(full)} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create sandbox %s: %w", full, err)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.setStateLocked(ctx, r, reason); err != nil {
+		os.RemoveAll(c.stateDir(id))
+		return nil, err
+	}
+	return r, nil
+}
+
+func newID() (string, error) {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("make sandbox id: %w", err)
+	}
+	return "sb-" + hex.EncodeToString(b), nil
+}
+
+// get copies the record of a full name, or returns nil.
+func (c *Controller) get(full string) *record {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.boxes[full]; ok {
+		cp := *r
+		return &cp
+	}
+	return nil
+}
+
+// start admits r (waiting in the queue if the host is full) and boots it.
+// A start that is called off while queued leaves r as it was, or, for a
+// sandbox built by this very call (fresh), leaves nothing at all.
+func (c *Controller) start(ctx context.Context, r *record, fresh bool) error {
+	lim, err := c.Limits(ctx)
+	if err != nil {
+		return err
+	}
+	before := r.State
+	c.mu.Lock()
+	c.atOnce = lim.AtOnce
+	w, err := c.enqueueLocked(ctx, r, lim.AtOnce)
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if w != nil {
+		if err := c.await(ctx, w, before); err != nil {
+			if fresh {
+				c.forget(r)
+			}
+			return err
+		}
+	}
+	return c.boot(ctx, r.FullName)
+}
+
+// forget deletes a sandbox that never ran and its folders; its workspace
+// goes only if nothing was ever put in it.
+func (c *Controller) forget(r *record) {
+	c.mu.Lock()
+	err := c.commitLocked(context.Background(), change{delete: []string{r.ID}, event: ipc.Event{
+		Time: c.clock.Now(), Kind: ipc.EventState, Sandbox: r.FullName, ID: r.ID, Message: "called off before it started"}})
+	c.mu.Unlock()
+	if err != nil {
+		c.log.Error("forget sandbox", "sandbox", r.FullName, "err", err)
+		return
+	}
+	os.RemoveAll(c.stateDir(r.ID))
+	os.Remove(c.workspace(r.FullName)) // only succeeds when empty
+}
+
+// boot resolves the memory of a sandbox already marked starting, with
+// itself counted, and asks the backend to start it.
+func (c *Controller) boot(ctx context.Context, full string) error {
+	r := c.get(full)
+	if r == nil {
+		return ipc.Errorf(ipc.ErrNotFound, "sandbox %s vanished while starting", full)
+	}
+	b, err := c.backendOf(r)
+	if err != nil {
+		return c.failStart(ctx, r, err)
+	}
+	def, err := c.resolveMemory(ctx)
+	if err != nil && r.MemoryMiB == 0 {
+		return c.failStart(ctx, r, err)
+	}
+	spec := backends.Spec{
+		ID: r.ID, Name: r.FullName, Root: c.root,
+		Image:     backends.Image{Name: r.Image, Digest: r.ImageDigest},
+		MemoryMiB: r.MemoryMiB, CPUs: r.CPUs, DiskMiB: r.DiskMiB, Network: r.Network,
+		Workspace: c.workspace(r.FullName), StateDir: c.stateDir(r.ID),
+	}
+	if spec.CPUs == 0 {
+		spec.CPUs = c.held(ctx).cpus
+	}
+	if spec.DiskMiB == 0 {
+		spec.DiskMiB = StandardSize.DiskMiB
+	}
+	started, err := b.Start(ctx, spec, def)
+	if err != nil {
+		return c.failStart(ctx, r, fmt.Errorf("start sandbox %s: %w", r.FullName, err))
+	}
+	now := c.clock.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r.State, r.Error = ipc.StateRunning, ""
+	r.ReservedMiB, r.LimitMiB = started.ReservedMiB, started.MemoryLimitMiB
+	r.StartedAt, r.LastUsedAt, r.CheckpointAt = now, now, time.Time{}
+	return c.setStateLocked(ctx, r, "running")
+}
+
+// resolveMemory is the default memory for the sandbox being started now:
+// the Settings default if there is one, else the share of the budget with
+// every active sandbox (the starter included) counted.
+func (c *Controller) resolveMemory(ctx context.Context) (int64, error) {
+	if v, ok, err := c.settingInt(ctx, settingDefaultMemory); err != nil || ok {
+		return int64(v), err
+	}
+	info, err := c.measure(ctx)
+	if err != nil {
+		return 0, ipc.Errorf(ipc.ErrUnavailable, "cannot measure host memory to share it out (%v); give the sandbox a memory size", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return DefaultMemoryMiB(info.TotalMemoryBytes, c.activeLocked(), c.committedLocked()), nil
+}
+
+// failStart marks r broken with the reason, frees its slot, and returns
+// the error.
+func (c *Controller) failStart(ctx context.Context, r *record, err error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r.State, r.Error, r.ReservedMiB, r.LimitMiB = ipc.StateBroken, err.Error(), 0, 0
+	if serr := c.setStateLocked(ctx, r, err.Error()); serr != nil {
+		c.log.Error("record failed start", "sandbox", r.FullName, "err", serr)
+	}
+	c.admitNextLocked(ctx)
+	if errors.Is(err, ipc.ErrInvalid) || errors.Is(err, ipc.ErrUnavailable) {
+		return err
+	}
+	return ipc.Errorf(ipc.ErrUnavailable, "%w", err)
+}
+
+// Stop stops a sandbox gracefully and keeps it and its workspace. Stopping
+// what is not running changes nothing.
+func (c *Controller) Stop(ctx context.Context, ref ipc.Ref) (ipc.Sandbox, error) {
+	return c.stop(ctx, ref, "stopped")
+}
+
+func (c *Controller) stop(ctx context.Context, ref ipc.Ref, reason string) (ipc.Sandbox, error) {
+	full, err := fullName(ref.Prefix, ref.Name)
+	if err != nil {
+		return ipc.Sandbox{}, err
+	}
+	c.cancelQueued(full)
+	unlock, err := c.lockName(ctx, full)
+	if err != nil {
+		return ipc.Sandbox{}, err
+	}
+	defer unlock()
+	r := c.get(full)
+	if r == nil || r.Prefix != ref.Prefix {
+		return ipc.Sandbox{}, ipc.Errorf(ipc.ErrNotFound, "no sandbox named %s", full)
+	}
+	if r.State.Active() {
+		if err := c.halt(ctx, r, reason); err != nil {
+			return ipc.Sandbox{}, err
+		}
+		c.enforceRetention(ctx)
+	}
+	return c.Inspect(ctx, ref)
+}
+
+// halt stops r's backend sandbox: stopping, then stopped or suspended. Its
+// reservation is returned at once and the next queued start admitted.
+func (c *Controller) halt(ctx context.Context, r *record, reason string) error {
+	b, err := c.backendOf(r)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	r.State = ipc.StateStopping
+	err = c.setStateLocked(ctx, r, "stopping")
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	res, stopErr := b.Stop(ctx, r.ID, r.StopGrace)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r.ReservedMiB, r.LimitMiB = 0, 0
+	switch {
+	case stopErr != nil:
+		r.State, r.Error = ipc.StateBroken, "stop: "+stopErr.Error()
+		reason = r.Error
+	case res.Checkpointed:
+		r.State, r.CheckpointAt = ipc.StateSuspended, c.clock.Now()
+	default:
+		r.State = ipc.StateStopped
+	}
+	err = c.setStateLocked(ctx, r, reason)
+	c.admitNextLocked(ctx)
+	if stopErr != nil {
+		return ipc.Errorf(ipc.ErrUnavailable, "stop sandbox %s: %w", r.FullName, stopErr)
+	}
+	return err
+}
+
+// Remove deletes a sandbox and its workspace. It reports whether there was
+// anything to remove; removing what is gone is not an error.
+func (c *Controller) Remove(ctx context.Context, ref ipc.Ref) (bool, error) {
+	full, err := fullName(ref.Prefix, ref.Name)
+	if err != nil {
+		return false, err
+	}
+	c.cancelQueued(full)
+	unlock, err := c.lockName(ctx, full)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	r := c.get(full)
+	if r == nil || r.Prefix != ref.Prefix {
+		return false, nil
+	}
+	return true, c.destroy(ctx, r, true, "removed")
+}
+
+// RemoveAll removes every sandbox of this root with the given prefix and
+// returns how many there were.
+func (c *Controller) RemoveAll(ctx context.Context, prefix string) (int, error) {
+	var errs []error
+	n := 0
+	for _, r := range c.snapshot(prefix, false) {
+		removed, err := c.Remove(ctx, ipc.Ref{Prefix: r.Prefix, Name: r.Name})
+		if removed {
+			n++
+		}
+		errs = append(errs, err)
+	}
+	return n, errors.Join(errs...)
+}
+
+// destroy stops r if needed, has the backend remove it, deletes its state
+// folder and, with workspace, its workspace, and deletes its row. The
+// caller holds r's name lock.
+func (c *Controller) destroy(ctx context.Context, r *record, workspace bool, reason string) error {
+	b, err := c.backendOf(r)
+	if err != nil {
+		return err
+	}
+	if r.State.Active() {
+		if err := c.halt(ctx, r, reason); err != nil {
+			c.log.Warn("stop before remove", "sandbox", r.FullName, "err", err)
+		}
+	}
+	if err := b.Remove(ctx, r.ID); err != nil {
+		return ipc.Errorf(ipc.ErrUnavailable, "remove sandbox %s: %w", r.FullName, err)
+	}
+	if err := removeTree(c.stateDir(r.ID)); err != nil {
+		return fmt.Errorf("remove sandbox %s: %w", r.FullName, err)
+	}
+	if workspace {
+		if err := removeTree(c.workspace(r.FullName)); err != nil {
+			return fmt.Errorf("remove workspace of %s: %w", r.FullName, err)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err = c.commitLocked(ctx, change{delete: []string{r.ID}, event: ipc.Event{
+		Time: c.clock.Now(), Kind: ipc.EventState, Sandbox: r.FullName, ID: r.ID, Message: reason}})
+	c.admitNextLocked(ctx)
+	return err
+}
+
+// List returns the sandboxes of one fleet (prefix), oldest first.
+func (c *Controller) List(ctx context.Context, prefix string) ([]ipc.Sandbox, error) {
+	recs := c.snapshot(prefix, false)
+	out := make([]ipc.Sandbox, 0, len(recs))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range recs {
+		out = append(out, c.viewLocked(&recs[i]))
+	}
+	return out, nil
+}
+
+// Inspect returns one sandbox.
+func (c *Controller) Inspect(ctx context.Context, ref ipc.Ref) (ipc.Sandbox, error) {
+	full, err := fullName(ref.Prefix, ref.Name)
+	if err != nil {
+		return ipc.Sandbox{}, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.boxes[full]
+	if !ok || r.Prefix != ref.Prefix {
+		return ipc.Sandbox{}, ipc.Errorf(ipc.ErrNotFound, "no sandbox named %s", full)
+	}
+	return c.viewLocked(r), nil
+}
+
+func (c *Controller) viewLocked(r *record) ipc.Sandbox {
+	v := ipc.Sandbox{
+		Name: r.Name, Prefix: r.Prefix, ID: r.ID, State: r.State, Image: r.Image, Backend: r.Backend,
+		CreatedAt: r.CreatedAt, IdleTimeoutMs: r.IdleTimeout.Milliseconds(),
+		MaxLifetimeMs: r.MaxLifetime.Milliseconds(), StopGraceMs: r.StopGrace.Milliseconds(),
+		MemoryMiB: r.MemoryMiB, ReservedMiB: r.ReservedMiB, MemoryLimitMiB: r.LimitMiB,
+		CPUs: r.CPUs, DiskMiB: r.DiskMiB, Network: r.Network,
+		QueuePosition: c.queuePositionLocked(r.FullName),
+		Checkpoint:    !r.CheckpointAt.IsZero(), Workspace: c.workspace(r.FullName), Error: r.Error,
+	}
+	if !r.StartedAt.IsZero() {
+		t := r.StartedAt
+		v.StartedAt = &t
+	}
+	if !r.LastUsedAt.IsZero() {
+		t := r.LastUsedAt
+		v.LastUsedAt = &t
+	}
+	return v
+}
+
+// Exec runs a command in a running sandbox and returns its exit status.
+// While it runs the sandbox is in use, so the idle sweep leaves it alone.
+func (c *Controller) Exec(ctx context.Context, ref ipc.Ref, req backends.ExecRequest) (int, error) {
+	full, err := fullName(ref.Prefix, ref.Name)
+	if err != nil {
+		return -1, err
+	}
+	if len(req.Args) == 0 {
+		return -1, ipc.Errorf(ipc.ErrInvalid, "no command given")
+	}
+	r := c.get(full)
+	if r == nil || r.Prefix != ref.Prefix {
+		return -1, ipc.Errorf(ipc.ErrNotFound, "no sandbox named %s", full)
+	}
+	if r.State != ipc.StateRunning {
+		return -1, ipc.Errorf(ipc.ErrConflict, "sandbox %s is %s; 'sandboxdesk create %s' starts it", full, r.State, ref.Name)
+	}
+	b, err := c.backendOf(r)
+	if err != nil {
+		return -1, err
+	}
+	c.touch(ctx, full, +1)
+	defer c.touch(ctx, full, -1)
+	code, err := b.Exec(ctx, r.ID, req)
+	if errors.Is(err, backends.ErrNotRunning) {
+		return code, ipc.Errorf(ipc.ErrConflict, "sandbox %s is not running", full)
+	}
+	return code, err
+}
+
+// touch marks a sandbox used now and counts execs in flight.
+func (c *Controller) touch(ctx context.Context, full string, delta int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.boxes[full]
+	if !ok {
+		return
+	}
+	c.execs[r.ID] += delta
+	if c.execs[r.ID] <= 0 {
+		delete(c.execs, r.ID)
+	}
+	cp := *r
+	cp.LastUsedAt = c.clock.Now()
+	if err := c.commitLocked(ctx, change{put: []*record{&cp}}); err != nil {
+		c.log.Warn("record use", "sandbox", full, "err", err)
+	}
+}

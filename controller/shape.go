@@ -1,0 +1,247 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"sandboxdesk/backends"
+	"sandboxdesk/ipc"
+	"sandboxdesk/units"
+)
+
+// shape is what a caller asks of a sandbox, validated. Zero means unset:
+// a capacity any sandbox meets, a ceiling of none.
+type shape struct {
+	Backend string
+	Image   backends.Image
+	Network bool
+
+	// capacities: meet-or-exceed
+	MemoryMiB int64
+	CPUs      int
+	DiskMiB   int64
+	// ceilings: meet-or-undercut
+	IdleTimeout time.Duration
+	MaxLifetime time.Duration
+
+	StopGrace time.Duration
+}
+
+// DefaultStopGrace is how long stop waits after asking politely.
+const DefaultStopGrace = 10 * time.Second
+
+const (
+	maxStopGrace = time.Hour
+	maxCeiling   = 10 * 365 * 24 * time.Hour
+)
+
+// nameRE is a sandbox name or fleet prefix: lowercase, a hostname and a
+// folder name on every platform, no path separators, no leading dot.
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+
+// maxFullName keeps PREFIX-NAME a valid hostname label.
+const maxFullName = 63
+
+// fullName checks a prefix and a name and joins them.
+func fullName(prefix, name string) (string, error) {
+	if err := checkName("name", name); err != nil {
+		return "", err
+	}
+	if prefix == "" {
+		return name, nil
+	}
+	if err := checkName("prefix", prefix); err != nil {
+		return "", err
+	}
+	full := prefix + "-" + name
+	if len(full) > maxFullName {
+		return "", ipc.Errorf(ipc.ErrInvalid, "%q is too long with its prefix: %d characters, at most %d", full, len(full), maxFullName)
+	}
+	return full, nil
+}
+
+func checkName(what, v string) error {
+	if !nameRE.MatchString(v) {
+		return ipc.Errorf(ipc.ErrInvalid, "%s %q is not valid: use 1 to 63 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit", what, v)
+	}
+	// ".." could still become a path on some platforms; a trailing dot is
+	// dropped by Windows and would name another folder
+	if strings.Contains(v, "..") || strings.HasSuffix(v, ".") {
+		return ipc.Errorf(ipc.ErrInvalid, "%s %q is not valid: no \"..\" and no trailing '.'", what, v)
+	}
+	return nil
+}
+
+// validate turns a request into a shape, or says what is wrong with it.
+// It writes nothing.
+func (c *Controller) validate(ctx context.Context, req ipc.CreateRequest) (shape, error) {
+	var s shape
+	s.Backend = req.Backend
+	if s.Backend == "" {
+		s.Backend = c.defBack
+	}
+	b, ok := c.backends[s.Backend]
+	if !ok {
+		return shape{}, ipc.Errorf(ipc.ErrInvalid, "unknown backend %q (this build has %s)", req.Backend, strings.Join(c.backendNames(), ", "))
+	}
+	caps := b.Capabilities()
+	img, err := c.findImage(ctx, b, req.Image)
+	if err != nil {
+		return shape{}, err
+	}
+	s.Image = img
+	s.Network = !req.NetworkOff
+	rng, err := RangesFor(caps.Kind)
+	if err != nil {
+		return shape{}, err
+	}
+	if req.MemoryMiB != nil {
+		if err := rng.CheckMemoryMiB(*req.MemoryMiB); err != nil {
+			return shape{}, ipc.Errorf(ipc.ErrInvalid, "%v for a %s sandbox, got %s", err, kindWord(caps.Kind), sizeWord(*req.MemoryMiB))
+		}
+		s.MemoryMiB = *req.MemoryMiB
+	}
+	if req.CPUs != nil {
+		if err := rng.CheckCPUs(int64(*req.CPUs)); err != nil {
+			return shape{}, ipc.Errorf(ipc.ErrInvalid, "%v, got %d", err, *req.CPUs)
+		}
+		s.CPUs = *req.CPUs
+	}
+	if req.DiskMiB != nil {
+		if err := rng.CheckDiskMiB(*req.DiskMiB); err != nil {
+			return shape{}, ipc.Errorf(ipc.ErrInvalid, "%v, got %s", err, sizeWord(*req.DiskMiB))
+		}
+		s.DiskMiB = *req.DiskMiB
+	}
+	if s.IdleTimeout, err = ceiling("idle timeout", req.IdleTimeoutMs); err != nil {
+		return shape{}, err
+	}
+	if s.MaxLifetime, err = ceiling("max lifetime", req.MaxLifetimeMs); err != nil {
+		return shape{}, err
+	}
+	s.StopGrace = DefaultStopGrace
+	if req.StopGraceMs != nil {
+		g := time.Duration(*req.StopGraceMs) * time.Millisecond
+		if *req.StopGraceMs < 0 || g > maxStopGrace {
+			return shape{}, ipc.Errorf(ipc.ErrInvalid, "stop grace must be 0 to %v, got %dms", maxStopGrace, *req.StopGraceMs)
+		}
+		s.StopGrace = g
+	}
+	return s, nil
+}
+
+func ceiling(what string, ms *int64) (time.Duration, error) {
+	if ms == nil {
+		return 0, nil
+	}
+	if *ms <= 0 || *ms > maxCeiling.Milliseconds() {
+		return 0, ipc.Errorf(ipc.ErrInvalid, "%s must be more than 0 and at most 10 years (leave it unset for none), got %dms", what, *ms)
+	}
+	return time.Duration(*ms) * time.Millisecond, nil
+}
+
+func sizeWord(mib int64) string {
+	if mib <= 0 {
+		return fmt.Sprintf("%d MiB", mib)
+	}
+	return units.FormatMiB(mib)
+}
+
+func kindWord(k backends.Kind) string {
+	if k == backends.KindVM {
+		return "VM"
+	}
+	return "host-process"
+}
+
+func (c *Controller) backendNames() []string {
+	var out []string
+	for n := range c.backends {
+		out = append(out, n)
+	}
+	return sortedCopy(out)
+}
+
+// findImage resolves an image name ("" for the backend's default).
+func (c *Controller) findImage(ctx context.Context, b Backend, name string) (backends.Image, error) {
+	if name == "" {
+		name = b.Capabilities().DefaultImage
+	}
+	images, err := b.Images(ctx)
+	if err != nil {
+		return backends.Image{}, ipc.Errorf(ipc.ErrUnavailable, "list images: %w", err)
+	}
+	var have []string
+	for _, img := range images {
+		if img.Name == name {
+			return img, nil
+		}
+		have = append(have, img.Name)
+	}
+	return backends.Image{}, ipc.Errorf(ipc.ErrInvalid, "unknown image %q (have %s; import one with 'sandboxdesk images import')", name, strings.Join(sortedCopy(have), ", "))
+}
+
+// held is what an existing sandbox really offers for each capacity: its
+// own value, else what the defaults give it.
+type held struct {
+	cpus    int
+	diskMiB int64
+}
+
+// serves applies the reuse rule: capacities meet-or-exceed, ceilings
+// meet-or-undercut, identity equal, and not already older than the asked
+// max lifetime. It returns why not, for the log and the event.
+func serves(r *record, s shape, now time.Time, d held) (bool, string) {
+	switch {
+	case r.Backend != s.Backend:
+		return false, fmt.Sprintf("backend %s, asked %s", r.Backend, s.Backend)
+	case r.Image != s.Image.Name || r.ImageDigest != s.Image.Digest:
+		return false, fmt.Sprintf("image %s, asked %s", imageWord(r.Image, r.ImageDigest), imageWord(s.Image.Name, s.Image.Digest))
+	case r.Network != s.Network:
+		return false, "network setting differs"
+	}
+	mem := r.MemoryMiB
+	if mem == 0 {
+		mem = r.ReservedMiB // what a running VM really holds; 0 when unknown
+	}
+	cpus, disk := pick(r.CPUs, d.cpus), pick(r.DiskMiB, d.diskMiB)
+	switch {
+	case s.MemoryMiB > 0 && mem < s.MemoryMiB:
+		return false, fmt.Sprintf("holds %s memory, asked %s", sizeWord(mem), sizeWord(s.MemoryMiB))
+	case s.CPUs > 0 && cpus < s.CPUs:
+		return false, fmt.Sprintf("has %d CPUs, asked %d", cpus, s.CPUs)
+	case s.DiskMiB > 0 && disk < s.DiskMiB:
+		return false, fmt.Sprintf("has %s disk, asked %s", sizeWord(disk), sizeWord(s.DiskMiB))
+	case s.IdleTimeout > 0 && (r.IdleTimeout == 0 || r.IdleTimeout > s.IdleTimeout):
+		return false, fmt.Sprintf("idle timeout %s, asked %v", durWord(r.IdleTimeout), s.IdleTimeout)
+	case s.MaxLifetime > 0 && (r.MaxLifetime == 0 || r.MaxLifetime > s.MaxLifetime):
+		return false, fmt.Sprintf("max lifetime %s, asked %v", durWord(r.MaxLifetime), s.MaxLifetime)
+	case s.MaxLifetime > 0 && now.Sub(r.CreatedAt) >= s.MaxLifetime:
+		return false, fmt.Sprintf("already %v old, asked a max lifetime of %v", now.Sub(r.CreatedAt).Round(time.Millisecond), s.MaxLifetime)
+	}
+	return true, ""
+}
+
+func pick[T int | int64](own, def T) T {
+	if own > 0 {
+		return own
+	}
+	return def
+}
+
+func durWord(d time.Duration) string {
+	if d == 0 {
+		return "none"
+	}
+	return d.String()
+}
+
+func imageWord(name, digest string) string {
+	if len(digest) > 19 {
+		digest = digest[:19]
+	}
+	return name + "@" + digest
+}

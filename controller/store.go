@@ -1,0 +1,295 @@
+package controller
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
+
+	"sandboxdesk/ipc"
+)
+
+// store keeps the controller's state in SQLite: sandboxes, settings and the
+// event log. Every state change is one transaction that writes the row and
+// its event together, so the log never disagrees with the rows.
+type store struct {
+	db *sql.DB
+}
+
+// migrations are applied in order, each once, each in its own transaction.
+// Append only: a migration that has shipped is never edited.
+var migrations = []string{
+	1: `
+CREATE TABLE sandboxes (
+	id              TEXT PRIMARY KEY,
+	full_name       TEXT NOT NULL UNIQUE,
+	prefix          TEXT NOT NULL,
+	name            TEXT NOT NULL,
+	backend         TEXT NOT NULL,
+	image           TEXT NOT NULL,
+	image_digest    TEXT NOT NULL,
+	memory_mib      INTEGER NOT NULL,
+	cpus            INTEGER NOT NULL,
+	disk_mib        INTEGER NOT NULL,
+	network         INTEGER NOT NULL,
+	idle_timeout_ms INTEGER NOT NULL,
+	max_lifetime_ms INTEGER NOT NULL,
+	stop_grace_ms   INTEGER NOT NULL,
+	state           TEXT NOT NULL,
+	reserved_mib    INTEGER NOT NULL,
+	limit_mib       INTEGER NOT NULL,
+	created_at      INTEGER NOT NULL,
+	started_at      INTEGER,
+	last_used_at    INTEGER,
+	checkpoint_at   INTEGER,
+	error           TEXT NOT NULL
+);
+CREATE INDEX sandboxes_prefix ON sandboxes(prefix);
+CREATE TABLE settings (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+CREATE TABLE events (
+	seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+	at        INTEGER NOT NULL,
+	kind      TEXT NOT NULL,
+	sandbox   TEXT NOT NULL,
+	id        TEXT NOT NULL,
+	state     TEXT NOT NULL,
+	message   TEXT NOT NULL
+);`,
+}
+
+func openStore(ctx context.Context, path string) (*store, error) {
+	// WAL lets readers go on while a write commits; the busy timeout rides
+	// out another connection's write instead of failing at once;
+	// _txlock=immediate takes the write lock at BEGIN, so two transactions
+	// never deadlock upgrading from read to write.
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_busy_timeout", "5000")
+	q.Set("_foreign_keys", "on")
+	q.Set("_txlock", "immediate")
+	q.Set("_synchronous", "NORMAL")
+	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open state database %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1) // one writer; queries wait their turn in Go, not in SQLite
+	s := &store{db: db}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open state database %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (s *store) close() error { return s.db.Close() }
+
+func (s *store) migrate(ctx context.Context) error {
+	var version int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	if version > len(migrations)-1 {
+		return fmt.Errorf("the database is from a newer sandboxdesk (schema %d, this one knows %d); upgrade sandboxdesk", version, len(migrations)-1)
+	}
+	for v := version + 1; v < len(migrations); v++ {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %d: %w", v, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %d: %w", v, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migration %d: %w", v, err)
+		}
+	}
+	return nil
+}
+
+const sandboxColumns = `id, full_name, prefix, name, backend, image, image_digest, memory_mib, cpus,
+	disk_mib, network, idle_timeout_ms, max_lifetime_ms, stop_grace_ms, state, reserved_mib,
+	limit_mib, created_at, started_at, last_used_at, checkpoint_at, error`
+
+// record is a sandbox as the controller keeps it.
+type record struct {
+	ID, FullName, Prefix, Name  string
+	Backend, Image, ImageDigest string
+	MemoryMiB                   int64
+	CPUs                        int
+	DiskMiB                     int64
+	Network                     bool
+	IdleTimeout, MaxLifetime    time.Duration
+	StopGrace                   time.Duration
+	State                       ipc.State
+	ReservedMiB, LimitMiB       int64
+	CreatedAt                   time.Time
+	StartedAt, LastUsedAt       time.Time // zero: never
+	CheckpointAt                time.Time // zero: no checkpoint held
+	Error                       string
+}
+
+func (r *record) args() []any {
+	return []any{r.ID, r.FullName, r.Prefix, r.Name, r.Backend, r.Image, r.ImageDigest, r.MemoryMiB,
+		r.CPUs, r.DiskMiB, r.Network, r.IdleTimeout.Milliseconds(), r.MaxLifetime.Milliseconds(),
+		r.StopGrace.Milliseconds(), string(r.State), r.ReservedMiB, r.LimitMiB, r.CreatedAt.UnixNano(),
+		nullTime(r.StartedAt), nullTime(r.LastUsedAt), nullTime(r.CheckpointAt), r.Error}
+}
+
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixNano()
+}
+
+func scanRecord(sc interface{ Scan(...any) error }) (record, error) {
+	var r record
+	var idle, life, grace, created int64
+	var state string
+	var started, used, checkpoint sql.NullInt64
+	err := sc.Scan(&r.ID, &r.FullName, &r.Prefix, &r.Name, &r.Backend, &r.Image, &r.ImageDigest,
+		&r.MemoryMiB, &r.CPUs, &r.DiskMiB, &r.Network, &idle, &life, &grace, &state, &r.ReservedMiB,
+		&r.LimitMiB, &created, &started, &used, &checkpoint, &r.Error)
+	if err != nil {
+		return record{}, err
+	}
+	r.IdleTimeout, r.MaxLifetime, r.StopGrace = ms(idle), ms(life), ms(grace)
+	r.State = ipc.State(state)
+	r.CreatedAt = time.Unix(0, created).UTC()
+	r.StartedAt, r.LastUsedAt, r.CheckpointAt = fromNull(started), fromNull(used), fromNull(checkpoint)
+	return r, nil
+}
+
+func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
+
+func fromNull(v sql.NullInt64) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return time.Unix(0, v.Int64).UTC()
+}
+
+// loadAll reads every sandbox of the root.
+func (s *store) loadAll(ctx context.Context) ([]record, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT "+sandboxColumns+" FROM sandboxes ORDER BY created_at, id")
+	if err != nil {
+		return nil, fmt.Errorf("read sandboxes: %w", err)
+	}
+	defer rows.Close()
+	var out []record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read sandboxes: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// change is one transaction: rows to write, rows to delete, and the event
+// that says why.
+type change struct {
+	put    []*record
+	delete []string // ids
+	event  ipc.Event
+}
+
+func (s *store) apply(ctx context.Context, c change) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	defer tx.Rollback()
+	for _, id := range c.delete {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM sandboxes WHERE id = ?", id); err != nil {
+			return fmt.Errorf("save state: %w", err)
+		}
+	}
+	for _, r := range c.put {
+		_, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO sandboxes ("+sandboxColumns+
+			") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", r.args()...)
+		if err != nil {
+			return fmt.Errorf("save sandbox %s: %w", r.FullName, err)
+		}
+	}
+	if c.event.Kind != "" {
+		e := c.event
+		_, err := tx.ExecContext(ctx, "INSERT INTO events (at, kind, sandbox, id, state, message) VALUES (?,?,?,?,?,?)",
+			e.Time.UnixNano(), string(e.Kind), e.Sandbox, e.ID, string(e.State), e.Message)
+		if err != nil {
+			return fmt.Errorf("save event: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	return nil
+}
+
+// setting reads one setting; ok is false when it is unset.
+func (s *store) setting(ctx context.Context, key string) (value string, ok bool, err error) {
+	err = s.db.QueryRowContext(ctx, "SELECT value FROM settings WHERE key = ?", key).Scan(&value)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read setting %s: %w", key, err)
+	}
+	return value, true, nil
+}
+
+// setSettings writes settings in one transaction; a nil value unsets.
+func (s *store) setSettings(ctx context.Context, values map[string]*string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	defer tx.Rollback()
+	for k, v := range values {
+		if v == nil {
+			_, err = tx.ExecContext(ctx, "DELETE FROM settings WHERE key = ?", k)
+		} else {
+			_, err = tx.ExecContext(ctx, "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", k, *v)
+		}
+		if err != nil {
+			return fmt.Errorf("save setting %s: %w", k, err)
+		}
+	}
+	return tx.Commit()
+}
+
+// recentEvents returns up to n state and notice events of one sandbox,
+// newest last.
+func (s *store) recentEvents(ctx context.Context, fullName string, n int) ([]ipc.Event, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, at, kind, sandbox, id, state, message FROM
+		(SELECT * FROM events WHERE sandbox = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`, fullName, n)
+	if err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	defer rows.Close()
+	var out []ipc.Event
+	for rows.Next() {
+		var e ipc.Event
+		var at int64
+		var kind, state string
+		if err := rows.Scan(&e.Seq, &at, &kind, &e.Sandbox, &e.ID, &state, &e.Message); err != nil {
+			return nil, fmt.Errorf("read events: %w", err)
+		}
+		e.Time, e.Kind, e.State = time.Unix(0, at).UTC(), ipc.EventKind(kind), ipc.State(state)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
