@@ -29,6 +29,19 @@ func (h *hostFlags) register(fs *flag.FlagSet, withDisk bool) {
 	}
 }
 
+// measure checks that no arguments are left, then measures the host under
+// the root where no override is given.
+func (h *hostFlags) measure(ctx context.Context, e *env, args []string) (host.Info, error) {
+	if err := noArgs(args); err != nil {
+		return host.Info{}, err
+	}
+	root, err := controller.ResolveRoot(e.root)
+	if err != nil {
+		return host.Info{}, err
+	}
+	return h.resolve(ctx, root)
+}
+
 // resolve measures this host where no override is given.
 func (h *hostFlags) resolve(ctx context.Context, root string) (host.Info, error) {
 	var info host.Info
@@ -63,14 +76,7 @@ var defaultsCommand = command{
 		fs.Var(&active, "active", "what if this many sandboxes were starting or running")
 		fs.Var(&committed, "committed", "what if running sandboxes had reserved this much memory in all")
 		return func(ctx context.Context, e *env, args []string) error {
-			if err := noArgs(args); err != nil {
-				return err
-			}
-			root, err := controller.ResolveRoot(e.root)
-			if err != nil {
-				return err
-			}
-			info, err := hf.resolve(ctx, root)
+			info, err := hf.measure(ctx, e, args)
 			if err != nil {
 				return err
 			}
@@ -108,14 +114,7 @@ var capacityCommand = command{
 		fs.Var(&disk, "sandbox-disk", "disk of the sandbox to plan for (default 8GiB)")
 		checkpoints := fs.Bool("checkpoints", controller.PlatformCheckpoints(), "plan for a backend that keeps checkpoints (default: whether this platform's backend does)")
 		return func(ctx context.Context, e *env, args []string) error {
-			if err := noArgs(args); err != nil {
-				return err
-			}
-			root, err := controller.ResolveRoot(e.root)
-			if err != nil {
-				return err
-			}
-			info, err := hf.resolve(ctx, root)
+			info, err := hf.measure(ctx, e, args)
 			if err != nil {
 				return err
 			}

@@ -196,18 +196,35 @@ func (c *Controller) snapshot(prefix string, all bool) []record {
 // lockName serializes every operation on one sandbox name; operations on
 // different names proceed in parallel.
 func (c *Controller) lockName(ctx context.Context, fullName string) (func(), error) {
-	c.mu.Lock()
-	ch, ok := c.names[fullName]
-	if !ok {
-		ch = make(chan struct{}, 1)
-		c.names[fullName] = ch
-	}
-	c.mu.Unlock()
+	ch := c.nameLock(fullName)
 	select {
 	case ch <- struct{}{}:
 		return func() { <-ch }, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+}
+
+// nameLock is the lock of one name: a channel that holds one token.
+func (c *Controller) nameLock(fullName string) chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch, ok := c.names[fullName]
+	if !ok {
+		ch = make(chan struct{}, 1)
+		c.names[fullName] = ch
+	}
+	return ch
+}
+
+// tryLockName takes a name's lock only if it is free.
+func (c *Controller) tryLockName(fullName string) (func(), bool) {
+	ch := c.nameLock(fullName)
+	select {
+	case ch <- struct{}{}:
+		return func() { <-ch }, true
+	default:
+		return nil, false
 	}
 }
 

@@ -212,3 +212,17 @@ func specOf(id string) (s backendsSpec) {
 	s.ID, s.Name = id, id
 	return s
 }
+
+func TestNewerDatabaseIsRefused(t *testing.T) {
+	root := t.TempDir()
+	s, err := openStore(t.Context(), filepath.Join(root, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.db.Exec("PRAGMA user_version = 99")
+	s.close()
+	_, err = openStore(t.Context(), filepath.Join(root, "state.db"))
+	if err == nil || !strings.Contains(err.Error(), "newer sandboxdesk") {
+		t.Errorf("opening a schema-99 database: %v", err)
+	}
+}

@@ -106,23 +106,6 @@ func (c *Controller) dropCheckpoint(ctx context.Context, r record) {
 	}
 }
 
-// tryLockName takes a name's lock only if it is free.
-func (c *Controller) tryLockName(full string) (func(), bool) {
-	c.mu.Lock()
-	ch, ok := c.names[full]
-	if !ok {
-		ch = make(chan struct{}, 1)
-		c.names[full] = ch
-	}
-	c.mu.Unlock()
-	select {
-	case ch <- struct{}{}:
-		return func() { <-ch }, true
-	default:
-		return nil, false
-	}
-}
-
 // removeTree deletes a folder and everything in it without following
 // symbolic links out of it: a link planted inside is removed, never its
 // target. os.RemoveAll already works this way (it unlinks links and opens
