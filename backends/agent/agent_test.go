@@ -1,0 +1,141 @@
+//go:build unix
+
+package agent
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func serve(t *testing.T) Dialer {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "agt") // short: unix socket paths are limited
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "a.sock")
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ready := make(chan struct{})
+	go func() {
+		l, err := net.Listen("unix", path)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		close(ready)
+		go func() { <-ctx.Done(); l.Close() }()
+		(&Server{Env: os.Environ(), Dir: dir}).Serve(l)
+	}()
+	<-ready
+	return func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", path)
+	}
+}
+
+func TestExec(t *testing.T) {
+	dial := serve(t)
+	tests := []struct {
+		args     []string
+		stdin    string
+		code     int
+		stdout   string
+		stderrIn string
+	}{
+		{[]string{"sh", "-c", "echo hello"}, "", 0, "hello\n", ""},
+		{[]string{"sh", "-c", "exit 7"}, "", 7, "", ""},
+		{[]string{"cat"}, "echoed back", 0, "echoed back", ""},
+		{[]string{"sh", "-c", "echo oops >&2; exit 3"}, "", 3, "", "oops"},
+		{[]string{"sh", "-c", "kill -9 $$"}, "", 137, "", ""},
+		// a background process holding stdout does not hold the command
+		{[]string{"sh", "-c", "sleep 30 & echo started"}, "", 0, "started\n", ""},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		code, err := Exec(t.Context(), dial, Request{Args: tt.args}, strings.NewReader(tt.stdin), &out, &errb, nil)
+		if err != nil {
+			t.Fatalf("%v: %v", tt.args, err)
+		}
+		if code != tt.code || out.String() != tt.stdout || !strings.Contains(errb.String(), tt.stderrIn) {
+			t.Errorf("%v: code %d, stdout %q, stderr %q", tt.args, code, out.String(), errb.String())
+		}
+	}
+}
+
+func TestExecNotFound(t *testing.T) {
+	dial := serve(t)
+	_, err := Exec(t.Context(), dial, Request{Args: []string{"/no/such/program"}}, nil, nil, nil, nil)
+	var se *StartError
+	if err == nil || !asStartError(err, &se) {
+		t.Errorf("exec of a missing program: %v", err)
+	}
+}
+
+func asStartError(err error, se **StartError) bool {
+	s, ok := err.(*StartError)
+	*se = s
+	return ok
+}
+
+func TestLargeOutputIntact(t *testing.T) {
+	dial := serve(t)
+	h := sha256.New()
+	code, err := Exec(t.Context(), dial, Request{Args: []string{"sh", "-c", "head -c 33554432 /dev/zero | tr '\\0' x"}}, nil, h, nil, nil)
+	if err != nil || code != 0 {
+		t.Fatal(code, err)
+	}
+	want := sha256.Sum256(bytes.Repeat([]byte("x"), 32<<20))
+	if !bytes.Equal(h.Sum(nil), want[:]) {
+		t.Error("32 MiB of output arrived changed")
+	}
+}
+
+func TestDisconnectKillsTheCommand(t *testing.T) {
+	dial := serve(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "pid")
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		Exec(ctx, dial, Request{Args: []string{"sh", "-c", "echo $$ > " + marker + "; exec sleep 60"}}, nil, io.Discard, io.Discard, nil)
+		close(done)
+	}()
+	var pid string
+	for i := 0; i < 500 && pid == ""; i++ {
+		b, _ := os.ReadFile(marker)
+		pid = strings.TrimSpace(string(b))
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	for i := 0; i < 500; i++ {
+		if _, err := os.Stat("/proc/" + pid); err != nil {
+			return
+		}
+		if b, _ := os.ReadFile("/proc/" + pid + "/stat"); isZombie(b) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("command %s still runs after its client went away", pid)
+}
+
+func TestPing(t *testing.T) {
+	dial := serve(t)
+	if code, err := Call(t.Context(), dial, Request{Op: "ping"}); err != nil || code != 0 {
+		t.Errorf("ping: %d, %v", code, err)
+	}
+	if _, err := Call(t.Context(), dial, Request{Op: "dance"}); err == nil {
+		t.Error("unknown op accepted")
+	}
+}

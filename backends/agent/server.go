@@ -1,0 +1,204 @@
+//go:build unix
+
+package agent
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Server is the agent's side: it runs inside the sandbox.
+type Server struct {
+	// Env is the environment every command starts from.
+	Env []string
+	// Dir is where commands start when the request names no folder.
+	Dir string
+}
+
+// Serve accepts connections on l until it fails, one command each.
+func (s *Server) Serve(l net.Listener) error {
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			return err
+		}
+		go s.handle(conn)
+	}
+}
+
+func (s *Server) handle(conn net.Conn) {
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	line, err := br.ReadBytes('\n')
+	if err != nil {
+		return
+	}
+	var req Request
+	if err := json.Unmarshal(line, &req); err != nil {
+		writeFrame(conn, frameError, []byte("agent: bad request: "+err.Error()))
+		return
+	}
+	switch req.Op {
+	case "ping":
+		writeExit(conn, 0)
+	case "terminate":
+		writeExit(conn, terminateAll(time.Duration(req.GraceMs)*time.Millisecond))
+	case "", "exec":
+		s.exec(conn, br, req)
+	default:
+		writeFrame(conn, frameError, []byte(fmt.Sprintf("agent: unknown op %q", req.Op)))
+	}
+}
+
+func writeExit(w io.Writer, code int) error {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], uint32(int32(code)))
+	return writeFrame(w, frameExit, b[:])
+}
+
+func (s *Server) exec(conn net.Conn, br *bufio.Reader, req Request) {
+	if len(req.Args) == 0 {
+		writeFrame(conn, frameError, []byte("agent: no command"))
+		return
+	}
+	cmd := exec.Command(req.Args[0], req.Args[1:]...)
+	cmd.Env = append(append([]string(nil), s.Env...), req.Env...)
+	cmd.Dir = req.Dir
+	if cmd.Dir == "" {
+		cmd.Dir = s.Dir
+	}
+	// its own process group, so a signal reaches the whole command line
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var mu sync.Mutex
+	cmd.Stdout = &frameWriter{mu: &mu, w: conn, typ: frameStdout}
+	cmd.Stderr = &frameWriter{mu: &mu, w: conn, typ: frameStderr}
+	// a background process keeps the output pipes open; the command is
+	// done when its own process exits, as with "docker exec"
+	cmd.WaitDelay = 100 * time.Millisecond
+	stdin, err := cmd.StdinPipe()
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		mu.Lock()
+		writeFrame(conn, frameError, []byte(err.Error()))
+		mu.Unlock()
+		return
+	}
+	gone := make(chan struct{})
+	go func() {
+		defer stdin.Close()
+		buf := make([]byte, 64<<10)
+		for {
+			typ, payload, err := readFrame(br, buf)
+			if err != nil {
+				// the client went away mid-command: clean up after it
+				select {
+				case <-gone:
+				default:
+					syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				}
+				return
+			}
+			switch typ {
+			case frameStdin:
+				if _, err := stdin.Write(payload); err != nil {
+					io.Copy(io.Discard, br) // the command stopped reading
+				}
+			case frameStdinClose:
+				stdin.Close()
+			case frameSignal:
+				if len(payload) == 1 {
+					syscall.Kill(-cmd.Process.Pid, syscall.Signal(payload[0]))
+				}
+			}
+		}
+	}()
+	err = cmd.Wait()
+	close(gone)
+	code := 0
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal())
+		}
+	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+		code = 1
+	}
+	mu.Lock()
+	writeExit(conn, code)
+	mu.Unlock()
+	// let the client read the exit before the close
+	conn.(interface{ CloseWrite() error }).CloseWrite()
+}
+
+// terminateAll asks every process this user may signal to end, waits up
+// to grace for them, and returns how many were still there.
+func terminateAll(grace time.Duration) int {
+	syscall.Kill(-1, syscall.SIGTERM)
+	deadline := time.Now().Add(grace)
+	for {
+		n := othersAlive()
+		if n == 0 || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// othersAlive counts processes in the sandbox other than its init and
+// this agent, from /proc.
+func othersAlive() int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	self := os.Getpid()
+	n := 0
+	for _, e := range entries {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil || pid == 1 || pid == self {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && isZombie(b) {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+func isZombie(stat []byte) bool {
+	// "pid (comm) S ...": the state follows the last ')'
+	for i := len(stat) - 1; i >= 0; i-- {
+		if stat[i] == ')' {
+			return i+2 < len(stat) && stat[i+2] == 'Z'
+		}
+	}
+	return false
+}
+
+// ListenAndServe serves on a unix socket at path (replacing a stale one)
+// until ctx ends.
+func (s *Server) ListenAndServe(ctx context.Context, path string) error {
+	os.Remove(path)
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		return err
+	}
+	go func() { <-ctx.Done(); l.Close() }()
+	return s.Serve(l)
+}
