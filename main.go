@@ -12,6 +12,9 @@ import (
 )
 
 func main() {
+	if code, ok := runAgent(os.Args[1:]); ok {
+		os.Exit(code)
+	}
 	if root, ok := desktopArgs(os.Args[1:]); ok {
 		os.Exit(runDesktop(root))
 	}

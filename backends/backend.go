@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"syscall"
 	"time"
 )
 
@@ -95,7 +96,8 @@ type ExecRequest struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
-	TTY    bool
+	// Signals are passed on to the command's process group (Ctrl-C).
+	Signals <-chan syscall.Signal
 }
 
 // Errors a backend returns, checked with errors.Is.

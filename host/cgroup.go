@@ -237,3 +237,35 @@ func eachLine(file string, fn func(string)) {
 		fn(sc.Text())
 	}
 }
+
+// Cgroups are the cgroup folders this process belongs to, for a caller
+// that wants to make child cgroups of its own (a sandbox's memory limit).
+type Cgroups struct {
+	// V2 is the folder in the unified hierarchy, "" when there is none.
+	V2 string
+	// V1 maps each v1 controller ("memory", "cpu") to its folder.
+	V1 map[string]string
+}
+
+// OwnCgroups finds this process's cgroup folders.
+func OwnCgroups() Cgroups { return ownCgroups("/") }
+
+func ownCgroups(fsRoot string) Cgroups {
+	out := Cgroups{V1: map[string]string{}}
+	memberships := readMemberships(filepath.Join(fsRoot, "proc/self/cgroup"))
+	for _, m := range readCgroupMounts(filepath.Join(fsRoot, "proc/self/mountinfo")) {
+		for _, mem := range memberships {
+			switch {
+			case m.v2 && mem.v2:
+				out.V2 = cgroupDir(fsRoot, m, mem.path)
+			case !m.v2 && !mem.v2:
+				for ctl := range mem.controllers {
+					if ctl != "" && m.controllers[ctl] {
+						out.V1[ctl] = cgroupDir(fsRoot, m, mem.path)
+					}
+				}
+			}
+		}
+	}
+	return out
+}

@@ -73,3 +73,21 @@ func TestCoresFallsBackToCount(t *testing.T) {
 		t.Errorf("Cores() = %v, want 6", got)
 	}
 }
+
+func TestOwnCgroups(t *testing.T) {
+	root := filepath.Join("..", "testdata", "cgroup")
+	v1 := ownCgroups(filepath.Join(root, "v1-quota"))
+	if got := v1.V1["cpu"]; got != filepath.Join(root, "v1-quota", "sys/fs/cgroup/cpu,cpuacct/docker/abc") {
+		t.Errorf("v1 cpu folder %q", got)
+	}
+	if got := v1.V1["cpuset"]; got != filepath.Join(root, "v1-quota", "sys/fs/cgroup/cpuset/docker/abc") {
+		t.Errorf("v1 cpuset folder %q", got)
+	}
+	if v1.V2 != "" {
+		t.Errorf("v1 host has a v2 folder %q", v1.V2)
+	}
+	v2 := ownCgroups(filepath.Join(root, "v2-quota"))
+	if want := filepath.Join(root, "v2-quota", "sys/fs/cgroup/user.slice/app.scope"); v2.V2 != want || len(v2.V1) != 0 {
+		t.Errorf("v2 folders %+v, want %s", v2, want)
+	}
+}

@@ -22,6 +22,10 @@ import (
 	"sync"
 )
 
+// Command is the first argument that turns the sandboxdesk binary (or a
+// test binary) into the agent: "sandboxdesk __sandboxdesk_agent SOCKET".
+const Command = "__sandboxdesk_agent"
+
 // Request starts a command, or asks for an operation on the sandbox.
 type Request struct {
 	// Op is "exec" (the default), "terminate" (ask every process to end,

@@ -1,0 +1,31 @@
+//go:build unix
+
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Main runs the agent on the socket path in args and returns the exit
+// status. It is the first process of a sandbox.
+func Main(args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintln(os.Stderr, "usage: sandboxdesk", Command, "SOCKET")
+		return 2
+	}
+	// a polite stop signals every process but the caller, but a stray
+	// signal must not end the agent either: it leaves when the sandbox is
+	// torn down. Caught, not ignored: an ignored signal would stay ignored
+	// in every command the agent starts.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, syscall.SIGHUP)
+	s := &Server{Env: os.Environ()}
+	if err := s.ListenAndServe(context.Background(), args[0]); err != nil {
+		fmt.Fprintln(os.Stderr, "sandboxdesk agent:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,209 @@
+package bubblewrap
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"sandboxdesk/backends/agent"
+)
+
+// Paths inside a sandbox.
+const (
+	homeDir      = "/home/sandbox"
+	workspaceDir = "/workspace"
+	runDir       = "/run/sandboxdesk" // the agent's socket; the sandbox's own folder
+	agentDir     = "/opt/sandboxdesk" // the agent and the libraries it needs, read-only
+	agentSocket  = runDir + "/agent.sock"
+	sandboxUID   = 1000
+	sandboxUser  = "sandbox"
+)
+
+// systemDirs are taken from the image read-only, as folders or as the
+// symlinks a merged-/usr system has.
+var systemDirs = []string{"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"}
+
+// hostEtc is what the host image shares of the host's /etc: what programs
+// need to run (the loader cache, certificates, alternatives, time zone),
+// not who uses the machine. passwd, group, hostname and hosts are made for
+// the sandbox instead.
+var hostEtc = []string{
+	"alternatives", "bash.bashrc", "ca-certificates", "ca-certificates.conf", "debian_version",
+	"gai.conf", "host.conf", "inputrc", "issue", "ld.so.cache", "ld.so.conf", "ld.so.conf.d",
+	"locale.alias", "localtime", "mime.types", "nsswitch.conf", "os-release", "profile",
+	"profile.d", "protocols", "python3", "resolv.conf", "rpc", "services", "ssl", "timezone",
+	"vim", "wgetrc", "xdg",
+}
+
+// generatedEtc are the files the backend writes into the sandbox's folder.
+var generatedEtc = []string{"passwd", "group", "hostname", "hosts"}
+
+// layout is everything that decides a sandbox's bwrap command line.
+type layout struct {
+	Name      string // the hostname
+	ImageRoot string // "/" for the host image, else the root file system
+	HostImage bool
+	StateDir  string // the sandbox's own folder on the host
+	Workspace string
+	Network   bool
+	// Agent is the agent binary on the host; Interp and Libs are the
+	// dynamic loader and libraries it needs (host paths), empty when it is
+	// static.
+	Agent  string
+	Interp string
+	Libs   []string
+	// CgroupProcs are cgroup.procs files the sandbox joins before bwrap
+	// starts, so every process in it is limited.
+	CgroupProcs []string
+}
+
+// etcEntry is one entry of the image's /etc as the sandbox sees it.
+type etcEntry struct {
+	name string
+	link string // a symlink's target, to recreate; "" to bind
+}
+
+// imageLayout is how an image lays out its top-level system folders
+// (real folders, or the symlinks of a merged-/usr system) and which of its
+// /etc entries a sandbox sees.
+type imageLayout struct {
+	dirs  map[string]bool
+	links map[string]string
+	etc   []etcEntry
+}
+
+// bwrapArgs is the bwrap command line for l over an image laid out as img,
+// without "bwrap" itself.
+func bwrapArgs(l layout, img imageLayout) []string {
+	a := []string{
+		"--die-with-parent", // the sandbox goes with its bwrap monitor
+		"--new-session",     // no TIOCSTI into the caller's terminal
+		"--unshare-user", "--uid", strconv.Itoa(sandboxUID), "--gid", strconv.Itoa(sandboxUID),
+		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+		"--hostname", l.Name,
+		"--cap-drop", "ALL",
+		"--clearenv",
+	}
+	if !l.Network {
+		a = append(a, "--unshare-net")
+	}
+	for _, kv := range sandboxEnv() {
+		k, v, _ := strings.Cut(kv, "=")
+		a = append(a, "--setenv", k, v)
+	}
+	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/run", "--dir", "/var/tmp")
+	dirs := systemDirs
+	if !l.HostImage {
+		// an imported image's /opt and /var are its own, not the host's
+		dirs = append(append([]string(nil), systemDirs...), "opt", "var")
+	}
+	for _, d := range dirs {
+		if target, ok := img.links[d]; ok {
+			a = append(a, "--symlink", target, "/"+d)
+		} else if img.dirs[d] {
+			a = append(a, "--ro-bind", filepath.Join(l.ImageRoot, d), "/"+d)
+		}
+	}
+	a = append(a, "--tmpfs", "/etc")
+	for _, e := range img.etc {
+		if e.link != "" {
+			a = append(a, "--symlink", e.link, "/etc/"+e.name)
+		} else {
+			a = append(a, "--ro-bind", filepath.Join(l.ImageRoot, "etc", e.name), "/etc/"+e.name)
+		}
+	}
+	for _, f := range generatedEtc {
+		a = append(a, "--ro-bind", filepath.Join(l.StateDir, "etc", f), "/etc/"+f)
+	}
+	a = append(a, "--remount-ro", "/etc")
+	a = append(a,
+		"--bind", filepath.Join(l.StateDir, "home"), homeDir,
+		"--bind", filepath.Join(l.StateDir, "tmp"), "/tmp",
+		"--bind", l.Workspace, workspaceDir,
+		"--bind", filepath.Join(l.StateDir, "run"), runDir,
+		"--ro-bind", l.Agent, agentDir+"/agent",
+	)
+	for _, lib := range l.Libs {
+		a = append(a, "--ro-bind", lib, agentDir+"/lib/"+filepath.Base(lib))
+	}
+	a = append(a, "--chdir", workspaceDir, "--")
+	if l.Interp != "" {
+		a = append(a, agentDir+"/lib/"+filepath.Base(l.Interp), "--library-path", agentDir+"/lib")
+	}
+	return append(a, agentDir+"/agent", agent.Command, agentSocket)
+}
+
+func sandboxEnv() []string {
+	return []string{
+		"PATH=" + homeDir + "/.local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		"HOME=" + homeDir, "USER=" + sandboxUser, "LOGNAME=" + sandboxUser,
+		"SHELL=/bin/sh", "LANG=C.UTF-8", "TERM=xterm-256color", "TMPDIR=/tmp",
+	}
+}
+
+// scanImage reads how the image at root lays out its system folders and
+// which /etc entries to share.
+func scanImage(root string, host bool) imageLayout {
+	img := imageLayout{dirs: map[string]bool{}, links: map[string]string{}}
+	for _, d := range append(append([]string(nil), systemDirs...), "opt", "var") {
+		p := filepath.Join(root, d)
+		fi, err := os.Lstat(p)
+		switch {
+		case err != nil:
+		case fi.Mode()&os.ModeSymlink != 0:
+			if t, err := os.Readlink(p); err == nil {
+				img.links[d] = t
+			}
+		case fi.IsDir():
+			img.dirs[d] = true
+		}
+	}
+	skip := map[string]bool{}
+	for _, f := range generatedEtc {
+		skip[f] = true
+	}
+	names := hostEtc
+	if !host {
+		names = nil
+		if entries, err := os.ReadDir(filepath.Join(root, "etc")); err == nil {
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	for _, n := range names {
+		if skip[n] {
+			continue
+		}
+		p := filepath.Join(root, "etc", n)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		if fi.Mode()&os.ModeSymlink != 0 && !host {
+			if t, err := os.Readlink(p); err == nil {
+				img.etc = append(img.etc, etcEntry{name: n, link: t})
+			}
+			continue
+		}
+		if _, err := os.Stat(p); err != nil {
+			continue // a host symlink to nowhere (resolv.conf without a resolver)
+		}
+		img.etc = append(img.etc, etcEntry{name: n})
+	}
+	sort.Slice(img.etc, func(i, j int) bool { return img.etc[i].name < img.etc[j].name })
+	return img
+}
+
+// etcFiles are the generated /etc files for a sandbox named name.
+func etcFiles(name string) map[string]string {
+	u := strconv.Itoa(sandboxUID)
+	return map[string]string{
+		"passwd":   "root:x:0:0:root:/root:/bin/sh\n" + sandboxUser + ":x:" + u + ":" + u + ":" + sandboxUser + ":" + homeDir + ":/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+		"group":    "root:x:0:\n" + sandboxUser + ":x:" + u + ":\nnogroup:x:65534:\n",
+		"hostname": name + "\n",
+		"hosts":    "127.0.0.1\tlocalhost\n127.0.1.1\t" + name + "\n::1\tlocalhost ip6-localhost ip6-loopback\n",
+	}
+}

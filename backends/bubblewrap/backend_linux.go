@@ -1,0 +1,480 @@
+package bubblewrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"sandboxdesk/backends"
+	"sandboxdesk/backends/agent"
+)
+
+// Name is the backend's name in requests and records.
+const Name = "bubblewrap"
+
+// Config sets up a Backend.
+type Config struct {
+	// Root is the controller's root: sandboxes' folders are
+	// ROOT/sandboxes/ID, imported images ROOT/images.
+	Root string
+	// Agent is the binary that serves as the agent inside sandboxes; the
+	// running executable when empty. It must run the agent (agent.Main)
+	// when given agent.Command as its first argument.
+	Agent string
+	// Bwrap is the bwrap binary; looked up in PATH when empty.
+	Bwrap string
+}
+
+// Backend runs sandboxes with bubblewrap.
+type Backend struct {
+	root   string
+	bwrap  string
+	agent  string
+	interp string
+	libs   []string
+	ids    ids
+
+	checkOnce sync.Once
+	checkErr  error
+
+	mu      sync.Mutex
+	running map[string]*sandbox
+	notify  backends.Notify
+}
+
+// sandbox is one running sandbox.
+type sandbox struct {
+	stateDir string
+	pid      pidFile
+	cg       *cgroup
+	limitMiB int64
+	oomsSeen int
+	exited   chan struct{} // closed when a bwrap this process started ends; nil when adopted
+}
+
+// New prepares the backend: it finds bwrap and copies the agent where
+// every sandbox user can read it. It does not yet try a sandbox; the first
+// start does (see Check).
+func New(cfg Config) (*Backend, error) {
+	b := &Backend{root: cfg.Root, running: map[string]*sandbox{}, ids: sandboxIDs()}
+	var err error
+	if b.bwrap = cfg.Bwrap; b.bwrap == "" {
+		if b.bwrap, err = exec.LookPath("bwrap"); err != nil {
+			return nil, errors.New("bubblewrap is not installed: install the bubblewrap package (apt-get install bubblewrap)")
+		}
+	}
+
+	src := cfg.Agent
+	if src == "" {
+		if src, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("find the agent binary: %w", err)
+		}
+	}
+	if b.agent, err = b.installAgent(src); err != nil {
+		return nil, err
+	}
+	if b.interp, b.libs, err = agentLibs(b.agent); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// installAgent puts a copy of the agent in ROOT/agent, readable by the
+// sandbox user even when the original sits in a private folder.
+func (b *Backend) installAgent(src string) (string, error) {
+	dir := filepath.Join(b.root, "agent")
+	if err := os.MkdirAll(dir, 0o711); err != nil {
+		return "", fmt.Errorf("install agent: %w", err)
+	}
+	os.Chmod(b.root, 0o711) // traversable, not listable, for the sandbox user
+	dst := filepath.Join(dir, "sandboxdesk-agent")
+	tmp := dst + ".tmp"
+	os.Remove(tmp)
+	in, err := os.Open(src)
+	if err != nil {
+		return "", fmt.Errorf("install agent: %w", err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return "", fmt.Errorf("install agent: %w", err)
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, dst)
+	}
+	if err != nil {
+		return "", fmt.Errorf("install agent: %w", err)
+	}
+	return dst, nil
+}
+
+// SetNotify receives what the backend notices on its own (an OOM kill).
+func (b *Backend) SetNotify(n backends.Notify) { b.mu.Lock(); b.notify = n; b.mu.Unlock() }
+
+func (b *Backend) tell(ctx context.Context, id, msg string) {
+	b.mu.Lock()
+	n := b.notify
+	b.mu.Unlock()
+	if n != nil {
+		n(ctx, backends.Event{ID: id, Message: msg, Time: time.Now()})
+	}
+}
+
+// Capabilities: host processes under a limit; nothing reserved, no
+// checkpoints.
+func (b *Backend) Capabilities() backends.Capabilities {
+	return backends.Capabilities{Kind: backends.KindProcess, DefaultImage: HostImage}
+}
+
+func (b *Backend) stateDir(id string) string { return filepath.Join(b.root, "sandboxes", id) }
+
+// Check makes one real, minimal sandbox with a time limit, as the
+// sandbox user, to learn whether this host lets bwrap make user
+// namespaces. The answer is kept.
+func (b *Backend) Check(ctx context.Context) error {
+	b.checkOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, b.bwrap, "--unshare-user", "--uid", "1000", "--gid", "1000",
+			"--unshare-pid", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: b.ids.credential()}
+		cmd.Dir = "/"
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			read := func(p string) string { v, _ := os.ReadFile(p); return strings.TrimSpace(string(v)) }
+			b.checkErr = errors.New(usernsHint(sysctls{
+				unprivilegedClone: read("/proc/sys/kernel/unprivileged_userns_clone"),
+				apparmorRestrict:  read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"),
+				maxUserNamespaces: read("/proc/sys/user/max_user_namespaces"),
+			}, string(out)+" "+err.Error()))
+		}
+	})
+	return b.checkErr
+}
+
+// Start makes the sandbox's folders and cgroup and starts its bwrap, then
+// waits for its agent to answer.
+func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMiB int64) (backends.Started, error) {
+	if err := b.Check(ctx); err != nil {
+		return backends.Started{}, err
+	}
+	imageRoot, host, err := b.imageRoot(spec.Image)
+	if err != nil {
+		return backends.Started{}, err
+	}
+	if err := b.prepare(spec); err != nil {
+		return backends.Started{}, err
+	}
+	mem := spec.MemoryMiB
+	if mem == 0 {
+		mem = defaultMemoryMiB
+	}
+	cg, lim, cgErr := makeCgroup(spec.ID, mem, spec.CPUs, &b.ids)
+	if cgErr != nil {
+		b.tell(ctx, spec.ID, "memory limit not enforced: "+cgErr.Error())
+	}
+	l := layout{
+		Name: spec.Name, ImageRoot: imageRoot, HostImage: host, StateDir: spec.StateDir,
+		Workspace: spec.Workspace, Network: spec.Network, Agent: b.agent, Interp: b.interp, Libs: b.libs,
+		CgroupProcs: cg.procsFiles(),
+	}
+	sb, err := b.spawn(l, scanImage(imageRoot, host))
+	if err != nil {
+		cg.remove()
+		return backends.Started{}, err
+	}
+	sb.cg, sb.limitMiB = cg, lim.memoryMiB
+	if err := b.awaitAgent(ctx, sb); err != nil {
+		b.kill(sb)
+		cg.remove()
+		return backends.Started{}, err
+	}
+	b.mu.Lock()
+	b.running[spec.ID] = sb
+	b.mu.Unlock()
+	return backends.Started{MemoryLimitMiB: lim.memoryMiB}, nil
+}
+
+// prepare makes the sandbox's own folders and /etc files, owned by the
+// sandbox user.
+func (b *Backend) prepare(spec backends.Spec) error {
+	for _, d := range []string{"home", "tmp", "run", "etc"} {
+		p := filepath.Join(spec.StateDir, d)
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			return fmt.Errorf("prepare sandbox folder: %w", err)
+		}
+		b.ids.chown(p)
+	}
+	os.Chmod(filepath.Join(spec.StateDir, "tmp"), 0o1777)
+	os.Chmod(filepath.Join(spec.StateDir, "etc"), 0o755)
+	for name, content := range etcFiles(spec.Name) {
+		if err := os.WriteFile(filepath.Join(spec.StateDir, "etc", name), []byte(content), 0o644); err != nil {
+			return fmt.Errorf("prepare sandbox /etc: %w", err)
+		}
+	}
+	b.ids.chown(spec.StateDir)
+	b.ids.chown(spec.Workspace)
+	// the sandbox user must be able to pass through the root's folders to
+	// its own; it cannot list them
+	for _, d := range []string{b.root, filepath.Dir(spec.StateDir), filepath.Dir(spec.Workspace)} {
+		os.Chmod(d, 0o711)
+	}
+	return nil
+}
+
+// joinScript joins each cgroup.procs file given before "--", then runs the
+// rest: every process of the sandbox is inside its cgroup from the start.
+const joinScript = `for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"`
+
+// rootAlias is where, as root, the root folder is bind-mounted in the
+// sandbox's own mount namespace before bwrap starts as the sandbox user.
+// The user may not pass through the folders above the root (/root is
+// 0700), and bwrap opens every source path as that user.
+const rootAlias = "/mnt/sandboxdesk-root"
+
+// aliasScript runs as root in a private mount namespace: it mounts the
+// root at the alias, joins the cgroups, and becomes the sandbox user to
+// run bwrap. $1 is the root, $2 and $3 the user and group; cgroup.procs
+// files follow up to "--", then bwrap's command line.
+const aliasScript = `set -e
+root=$1 uid=$2 gid=$3; shift 3
+mkdir -p ` + rootAlias + `
+mount -t tmpfs -o mode=0711,size=64k sandboxdesk ` + rootAlias + `
+mkdir ` + rootAlias + `/r
+mount --bind "$root" ` + rootAlias + `/r
+for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f"; shift; done; shift
+exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"`
+
+// command is the full command line that starts a sandbox: bwrap, behind
+// the cgroup join, and as root behind the alias mount and the switch to
+// the sandbox user.
+func (b *Backend) command(l layout, img imageLayout) []string {
+	if !b.ids.switchTo {
+		args := append([]string{b.bwrap}, bwrapArgs(l, img)...)
+		if len(l.CgroupProcs) == 0 {
+			return args
+		}
+		return append(append(append([]string{"/bin/sh", "-c", joinScript, "sh"}, l.CgroupProcs...), "--"), args...)
+	}
+	alias := rootAlias + "/r"
+	move := func(p string) string {
+		if within(b.root, p) {
+			rel, _ := filepath.Rel(b.root, p)
+			return filepath.Join(alias, rel)
+		}
+		return p
+	}
+	l.StateDir, l.Workspace, l.Agent = move(l.StateDir), move(l.Workspace), move(l.Agent)
+	if !l.HostImage {
+		l.ImageRoot = move(l.ImageRoot)
+	}
+	args := []string{"/bin/sh", "-c", aliasScript, "sh", b.root, strconv.Itoa(b.ids.uid), strconv.Itoa(b.ids.gid)}
+	args = append(append(args, l.CgroupProcs...), "--", b.bwrap)
+	return append(args, bwrapArgs(l, img)...)
+}
+
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+func (b *Backend) spawn(l layout, img imageLayout) (*sandbox, error) {
+	args := b.command(l, img)
+	logf, err := os.OpenFile(filepath.Join(l.StateDir, "bwrap.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = "/"
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// its own session: the sandbox outlives a controller that is killed,
+	// and the next one adopts it
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if b.ids.switchTo {
+		// a mount namespace of its own for the alias of the root (see
+		// command); Go makes its mounts private before the script runs
+		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start bwrap: %w", err)
+	}
+	st, _ := startTime(cmd.Process.Pid)
+	sb := &sandbox{stateDir: l.StateDir, pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{})}
+	go func() { cmd.Wait(); close(sb.exited) }()
+	if err := writePidFile(l.StateDir, sb.pid); err != nil {
+		b.kill(sb)
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	return sb, nil
+}
+
+// awaitAgent waits until the agent answers, or says why bwrap gave up.
+func (b *Backend) awaitAgent(ctx context.Context, sb *sandbox) error {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	for delay := time.Millisecond; ; delay = min(delay*2, 50*time.Millisecond) {
+		pctx, pcancel := context.WithTimeout(ctx, time.Second)
+		_, err := agent.Call(pctx, b.dialer(sb.stateDir), agent.Request{Op: "ping"})
+		pcancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-sb.exited:
+			log, _ := os.ReadFile(filepath.Join(sb.stateDir, "bwrap.log"))
+			return fmt.Errorf("bwrap exited at start: %s", strings.TrimSpace(string(log)))
+		case <-ctx.Done():
+			return fmt.Errorf("the sandbox's agent did not answer: %w", ctx.Err())
+		case <-time.After(delay):
+		}
+	}
+}
+
+func (b *Backend) dialer(stateDir string) agent.Dialer {
+	return func(ctx context.Context) (net.Conn, error) { return dialAgent(ctx, stateDir) }
+}
+
+// get finds a running sandbox, adopting one a previous process started.
+func (b *Backend) get(id string) (*sandbox, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if sb, ok := b.running[id]; ok {
+		if sb.pid.alive(sb.stateDir) {
+			return sb, true
+		}
+		delete(b.running, id)
+		return nil, false
+	}
+	dir := b.stateDir(id)
+	p, ok := readPidFile(dir)
+	if !ok || !p.alive(dir) {
+		return nil, false
+	}
+	sb := &sandbox{stateDir: dir, pid: p, cg: findCgroup(id)}
+	sb.oomsSeen = sb.cg.ooms()
+	b.running[id] = sb
+	return sb, true
+}
+
+// Exec runs a command through the sandbox's agent.
+func (b *Backend) Exec(ctx context.Context, id string, req backends.ExecRequest) (int, error) {
+	sb, ok := b.get(id)
+	if !ok {
+		return -1, backends.ErrNotRunning
+	}
+	code, err := agent.Exec(ctx, b.dialer(sb.stateDir), agent.Request{Args: req.Args, Env: req.Env, Dir: req.Dir},
+		req.Stdin, req.Stdout, req.Stderr, req.Signals)
+	var se *agent.StartError
+	if errors.As(err, &se) {
+		// as a shell reports a command it cannot run
+		if req.Stderr != nil {
+			fmt.Fprintf(req.Stderr, "sandboxdesk: %s\n", se.Message)
+		}
+		code, err = 127, nil
+	}
+	b.checkOOM(ctx, id, sb)
+	return code, err
+}
+
+// checkOOM tells the controller about processes the kernel killed for
+// want of memory since the last look.
+func (b *Backend) checkOOM(ctx context.Context, id string, sb *sandbox) {
+	if sb.cg == nil {
+		return
+	}
+	n := sb.cg.ooms()
+	b.mu.Lock()
+	fresh := n - sb.oomsSeen
+	sb.oomsSeen = n
+	b.mu.Unlock()
+	if fresh > 0 {
+		b.tell(ctx, id, fmt.Sprintf("out of memory: the kernel killed %d process(es) at the %d MiB limit", fresh, sb.limitMiB))
+	}
+}
+
+// Stop asks every process to end, waits up to grace, then ends the
+// sandbox.
+func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (backends.Stopped, error) {
+	sb, ok := b.get(id)
+	if !ok {
+		findCgroup(id).remove()
+		return backends.Stopped{}, nil
+	}
+	if grace > 0 {
+		tctx, cancel := context.WithTimeout(ctx, grace+2*time.Second)
+		agent.Call(tctx, b.dialer(sb.stateDir), agent.Request{Op: "terminate", GraceMs: grace.Milliseconds()})
+		cancel()
+	}
+	b.checkOOM(ctx, id, sb)
+	b.kill(sb)
+	if sb.cg != nil {
+		sb.cg.remove()
+	}
+	os.Remove(pidPath(sb.stateDir))
+	os.Remove(filepath.Join(sb.stateDir, "run", "agent.sock"))
+	b.mu.Lock()
+	delete(b.running, id)
+	b.mu.Unlock()
+	return backends.Stopped{}, nil
+}
+
+// kill ends the bwrap monitor; --die-with-parent takes the sandbox's init
+// with it, and the kernel every process of its pid namespace.
+func (b *Backend) kill(sb *sandbox) {
+	if sb.pid.alive(sb.stateDir) {
+		syscall.Kill(sb.pid.Pid, syscall.SIGKILL)
+	}
+	if sb.exited != nil {
+		select {
+		case <-sb.exited:
+		case <-time.After(10 * time.Second):
+		}
+		return
+	}
+	for i := 0; i < 500 && sb.pid.alive(sb.stateDir); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Remove stops the sandbox if it runs and deletes its cgroup. Its folders
+// are the controller's to delete.
+func (b *Backend) Remove(ctx context.Context, id string) error {
+	if _, err := b.Stop(ctx, id, 0); err != nil {
+		return err
+	}
+	findCgroup(id).remove()
+	return nil
+}
+
+// Observe lists the sandboxes of this root that have a bwrap on record,
+// and whether it still runs.
+func (b *Backend) Observe(ctx context.Context) ([]backends.Observed, error) {
+	entries, err := os.ReadDir(filepath.Join(b.root, "sandboxes"))
+	if err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
+	var out []backends.Observed
+	for _, e := range entries {
+		if _, ok := readPidFile(b.stateDir(e.Name())); !ok {
+			continue
+		}
+		_, running := b.get(e.Name())
+		out = append(out, backends.Observed{ID: e.Name(), Running: running})
+	}
+	return out, nil
+}

@@ -1,0 +1,181 @@
+package bubblewrap
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"sandboxdesk/host"
+)
+
+// cgroup is a sandbox's own cgroup: one folder in the unified hierarchy,
+// or one per controller on a v1 host.
+type cgroup struct {
+	v2     string // folder in the unified hierarchy
+	memory string // v1 memory folder
+	cpu    string // v1 cpu folder
+}
+
+// limits is what a cgroup could enforce.
+type limits struct {
+	memoryMiB int64 // 0: not enforced
+	cpus      int   // 0: not enforced
+}
+
+// makeCgroup creates the sandbox's cgroup under this process's own and
+// sets its limits. Whatever cannot be made or set is left unenforced, and
+// the reason comes back for the sandbox's events; a host without usable
+// cgroups still runs sandboxes. owner is given the cgroup's procs files,
+// so the sandbox can join it before it drops to that user.
+func makeCgroup(id string, memoryMiB int64, cpus int, owner *ids) (*cgroup, limits, error) {
+	own := host.OwnCgroups()
+	name := "sandboxdesk-" + id
+	cg := &cgroup{}
+	var got limits
+	var errs []error
+	if own.V2 != "" && hasController(own.V2, "memory") {
+		dir := filepath.Join(own.V2, name)
+		if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
+			errs = append(errs, fmt.Errorf("cgroup v2: %w", err))
+		} else {
+			cg.v2 = dir
+			if write(dir, "memory.max", strconv.FormatInt(memoryMiB<<20, 10)) == nil {
+				write(dir, "memory.swap.max", "0")
+				got.memoryMiB = memoryMiB
+			}
+			if cpus > 0 && write(dir, "cpu.max", strconv.Itoa(cpus*100000)+" 100000") == nil {
+				got.cpus = cpus
+			}
+			owner.chown(filepath.Join(dir, "cgroup.procs"))
+		}
+	}
+	if cg.v2 == "" {
+		if dir, ok := own.V1["memory"]; ok {
+			d := filepath.Join(dir, name)
+			if err := os.Mkdir(d, 0o755); err != nil && !os.IsExist(err) {
+				errs = append(errs, fmt.Errorf("cgroup v1 memory: %w", err))
+			} else {
+				cg.memory = d
+				if write(d, "memory.limit_in_bytes", strconv.FormatInt(memoryMiB<<20, 10)) == nil {
+					write(d, "memory.memsw.limit_in_bytes", strconv.FormatInt(memoryMiB<<20, 10))
+					got.memoryMiB = memoryMiB
+				}
+				owner.chown(filepath.Join(d, "cgroup.procs"))
+			}
+		}
+		if dir, ok := own.V1["cpu"]; ok && cpus > 0 {
+			d := filepath.Join(dir, name)
+			if err := os.Mkdir(d, 0o755); err == nil || os.IsExist(err) {
+				cg.cpu = d
+				if write(d, "cpu.cfs_period_us", "100000") == nil && write(d, "cpu.cfs_quota_us", strconv.Itoa(cpus*100000)) == nil {
+					got.cpus = cpus
+				}
+				owner.chown(filepath.Join(d, "cgroup.procs"))
+			}
+		}
+	}
+	if got.memoryMiB == 0 && len(errs) == 0 {
+		errs = append(errs, errors.New("no cgroup with a memory controller this user may write"))
+	}
+	return cg, got, errors.Join(errs...)
+}
+
+func hasController(dir, ctl string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers"))
+	return err == nil && strings.Contains(" "+strings.TrimSpace(string(b))+" ", " "+ctl+" ")
+}
+
+func write(dir, file, value string) error {
+	return os.WriteFile(filepath.Join(dir, file), []byte(value), 0o644)
+}
+
+// procsFiles are the files a process writes its pid to to join.
+func (c *cgroup) procsFiles() []string {
+	var out []string
+	for _, d := range []string{c.v2, c.memory, c.cpu} {
+		if d != "" {
+			out = append(out, filepath.Join(d, "cgroup.procs"))
+		}
+	}
+	return out
+}
+
+// ooms is how many processes the kernel has killed in the cgroup for
+// want of memory.
+func (c *cgroup) ooms() int {
+	var file, key string
+	switch {
+	case c.v2 != "":
+		file, key = filepath.Join(c.v2, "memory.events"), "oom_kill"
+	case c.memory != "":
+		file, key = filepath.Join(c.memory, "memory.oom_control"), "oom_kill"
+	default:
+		return 0
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == key {
+			n, _ := strconv.Atoi(f[1])
+			return n
+		}
+	}
+	return 0
+}
+
+// remove kills whatever is still in the cgroup and deletes its folders.
+func (c *cgroup) remove() {
+	for _, d := range []string{c.v2, c.memory, c.cpu} {
+		if d == "" {
+			continue
+		}
+		for i := 0; i < 50; i++ {
+			if err := os.Remove(d); err == nil || os.IsNotExist(err) {
+				break
+			}
+			killAll(filepath.Join(d, "cgroup.procs"))
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+func killAll(procs string) {
+	b, _ := os.ReadFile(procs)
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// findCgroup finds the cgroup folders of a sandbox made earlier (by this
+// process or one before it).
+func findCgroup(id string) *cgroup {
+	own := host.OwnCgroups()
+	name := "sandboxdesk-" + id
+	cg := &cgroup{}
+	exists := func(d string) string {
+		if _, err := os.Stat(d); err == nil {
+			return d
+		}
+		return ""
+	}
+	if own.V2 != "" {
+		cg.v2 = exists(filepath.Join(own.V2, name))
+	}
+	if d, ok := own.V1["memory"]; ok {
+		cg.memory = exists(filepath.Join(d, name))
+	}
+	if d, ok := own.V1["cpu"]; ok {
+		cg.cpu = exists(filepath.Join(d, name))
+	}
+	return cg
+}

@@ -1,0 +1,128 @@
+package bubblewrap
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// ids is the host user a sandbox runs as, and whether the backend must
+// switch to it (it runs as root) or already is it.
+type ids struct {
+	uid, gid int
+	switchTo bool
+}
+
+// chown gives a path to the sandbox's host user when the backend runs as
+// root; otherwise the path is already the user's.
+func (u *ids) chown(path string) {
+	if u.switchTo {
+		os.Lchown(path, u.uid, u.gid)
+	}
+}
+
+func (u *ids) credential() *syscall.Credential {
+	if !u.switchTo {
+		return nil
+	}
+	return &syscall.Credential{Uid: uint32(u.uid), Gid: uint32(u.gid), Groups: []uint32{}}
+}
+
+// sandboxIDs picks the host user sandboxes run as: the current user, or,
+// for root, the user who ran sudo (so workspace files are theirs) or
+// nobody.
+func sandboxIDs() ids {
+	if os.Geteuid() != 0 {
+		return ids{uid: os.Getuid(), gid: os.Getgid()}
+	}
+	if uid, err := strconv.Atoi(os.Getenv("SUDO_UID")); err == nil && uid > 0 {
+		gid, err := strconv.Atoi(os.Getenv("SUDO_GID"))
+		if err != nil || gid <= 0 {
+			gid = uid
+		}
+		return ids{uid: uid, gid: gid, switchTo: true}
+	}
+	return ids{uid: 65534, gid: 65534, switchTo: true}
+}
+
+// pidFile records the bwrap monitor of a running sandbox, with its start
+// time, so a pid reused by another process is never taken for it.
+type pidFile struct {
+	Pid       int    `json:"pid"`
+	StartTime uint64 `json:"startTime"`
+}
+
+func pidPath(stateDir string) string { return filepath.Join(stateDir, "bwrap.pid") }
+
+func readPidFile(stateDir string) (pidFile, bool) {
+	b, err := os.ReadFile(pidPath(stateDir))
+	if err != nil {
+		return pidFile{}, false
+	}
+	var p pidFile
+	if json.Unmarshal(b, &p) != nil || p.Pid <= 0 {
+		return pidFile{}, false
+	}
+	return p, true
+}
+
+func writePidFile(stateDir string, p pidFile) error {
+	b, _ := json.Marshal(p)
+	return os.WriteFile(pidPath(stateDir), b, 0o600)
+}
+
+// alive reports whether p is still the bwrap of the sandbox in stateDir:
+// the same pid, started at the same time, with the sandbox's folder
+// (ROOT/sandboxes/ID, or its alias) on its command line, which is how a
+// sandbox is marked with the root it belongs to.
+func (p pidFile) alive(stateDir string) bool {
+	st, ok := startTime(p.Pid)
+	if !ok || st != p.StartTime {
+		return false
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.Pid))
+	mark := "/sandboxes/" + filepath.Base(stateDir) + "/"
+	return err == nil && bytes.Contains(cmdline, []byte(mark))
+}
+
+// startTime is field 22 of /proc/PID/stat, in clock ticks since boot;
+// a zombie counts as gone.
+func startTime(pid int) (uint64, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 || f[0] == "Z" || f[0] == "X" {
+		return 0, false
+	}
+	st, err := strconv.ParseUint(f[19], 10, 64)
+	return st, err == nil
+}
+
+// dialAgent connects to the agent's socket in the sandbox's folder. The
+// path is reached through an open handle on its folder, so a root deep
+// enough to make the path longer than a socket address allows still works.
+func dialAgent(ctx context.Context, stateDir string) (net.Conn, error) {
+	dir := filepath.Join(stateDir, "run")
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("reach sandbox agent: %w", err)
+	}
+	defer unix.Close(fd)
+	var d net.Dialer
+	return d.DialContext(ctx, "unix", fmt.Sprintf("/proc/self/fd/%d/agent.sock", fd))
+}
