@@ -46,6 +46,35 @@ type checkpointDropper interface {
 	DropCheckpoint(ctx context.Context, id string) error
 }
 
+// notifier is a backend that reports what it notices on its own.
+type notifier interface{ SetNotify(backends.Notify) }
+
+// backendEvent turns what a backend noticed (an OOM kill, a sandbox that
+// died) into a stored notice for its sandbox, and a stop when it is gone.
+func (c *Controller) backendEvent(ctx context.Context, e backends.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range c.boxes {
+		if r.ID != e.ID {
+			continue
+		}
+		ev := ipc.Event{Time: c.clock.Now(), Kind: ipc.EventNotice, Sandbox: r.FullName, ID: r.ID, State: r.State, Message: e.Message}
+		ch := change{event: ev}
+		if e.Exited && r.State.Active() {
+			cp := *r
+			cp.State, cp.ReservedMiB, cp.LimitMiB = ipc.StateStopped, 0, 0
+			ch = change{put: []*record{&cp}, event: c.stateEvent(&cp, e.Message)}
+		}
+		if err := c.commitLocked(ctx, ch); err != nil {
+			c.log.Warn("record backend event", "sandbox", r.FullName, "err", err)
+		}
+		if e.Exited {
+			c.admitNextLocked(ctx)
+		}
+		return
+	}
+}
+
 // Clock tells the time; tests give one they move by hand.
 type Clock interface{ Now() time.Time }
 
@@ -130,6 +159,11 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 	if err != nil {
 		lock.release()
 		return nil, err
+	}
+	for _, b := range c.backends {
+		if n, ok := b.(notifier); ok {
+			n.SetNotify(c.backendEvent)
+		}
 	}
 	if err := c.reconcile(ctx); err != nil {
 		c.store.close()

@@ -78,8 +78,10 @@ type imageLayout struct {
 // without "bwrap" itself.
 func bwrapArgs(l layout, img imageLayout) []string {
 	a := []string{
-		"--die-with-parent", // the sandbox goes with its bwrap monitor
-		"--new-session",     // no TIOCSTI into the caller's terminal
+		// no --die-with-parent: it would also end the sandbox with the
+		// controller that started it, and a restarted controller adopts
+		// running sandboxes instead
+		"--new-session", // no TIOCSTI into the caller's terminal
 		"--unshare-user", "--uid", strconv.Itoa(sandboxUID), "--gid", strconv.Itoa(sandboxUID),
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		"--hostname", l.Name,

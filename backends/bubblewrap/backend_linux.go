@@ -433,10 +433,14 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 	return backends.Stopped{}, nil
 }
 
-// kill ends the bwrap monitor; --die-with-parent takes the sandbox's init
-// with it, and the kernel every process of its pid namespace.
+// kill ends the sandbox: its init (the bwrap monitor's child, pid 1 of the
+// sandbox's pid namespace) first, which makes the kernel kill every
+// process of the namespace, then the monitor.
 func (b *Backend) kill(sb *sandbox) {
 	if sb.pid.alive(sb.stateDir) {
+		for _, child := range children(sb.pid.Pid) {
+			syscall.Kill(child, syscall.SIGKILL)
+		}
 		syscall.Kill(sb.pid.Pid, syscall.SIGKILL)
 	}
 	if sb.exited != nil {

@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == agent.Command {
 		os.Exit(agent.Main(os.Args[2:]))
 	}
+	if root := os.Getenv(childRootEnv); root != "" {
+		os.Exit(runChildController(root))
+	}
 	os.Exit(m.Run())
 }
 
@@ -261,8 +264,10 @@ func TestObserveAndAdopt(t *testing.T) {
 	}
 }
 
-// bwrapsUnder counts live processes whose command line names root.
+// bwrapsUnder counts live bwrap processes of the sandboxes of root: those
+// whose command line names one of the root's sandbox folders.
 func bwrapsUnder(root string) int {
+	ids, _ := os.ReadDir(filepath.Join(root, "sandboxes"))
 	entries, _ := os.ReadDir("/proc")
 	n := 0
 	for _, e := range entries {
@@ -271,8 +276,14 @@ func bwrapsUnder(root string) int {
 			continue
 		}
 		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if _, alive := startTime(pid); alive && bytes.Contains(cmd, []byte("bwrap")) && bytes.Contains(cmd, []byte(root)) {
-			n++
+		if _, alive := startTime(pid); !alive || !bytes.HasPrefix(cmd, []byte("bwrap")) && !bytes.Contains(cmd, []byte("/bwrap\x00")) {
+			continue
+		}
+		for _, id := range ids {
+			if bytes.Contains(cmd, []byte("/sandboxes/"+id.Name()+"/")) {
+				n++
+				break
+			}
 		}
 	}
 	return n

@@ -126,3 +126,32 @@ func dialAgent(ctx context.Context, stateDir string) (net.Conn, error) {
 	var d net.Dialer
 	return d.DialContext(ctx, "unix", fmt.Sprintf("/proc/self/fd/%d/agent.sock", fd))
 }
+
+// children lists the processes whose parent is pid.
+func children(pid int) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			if child, err := strconv.Atoi(e.Name()); err == nil {
+				out = append(out, child)
+			}
+		}
+	}
+	return out
+}
+
+// rawSysProcAttr is what a raw bwrap run needs as root: the private mount
+// namespace the alias script mounts the root in.
+func rawSysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
+}
