@@ -49,6 +49,7 @@ crosscheck:
 	else echo "crosscheck: $(SHARED_TOOLS) not found, skipping the darwin and windows type-checks"; fi
 
 bench:
+	@# bubblewrap exec and cold create beside raw bwrap
 	sh bench/run.sh
 
 clean:
