@@ -127,3 +127,33 @@ func TestOOMReachesControllerEvents(t *testing.T) {
 		}
 	}
 }
+
+func TestRemoveDoesNotFollowSandboxSymlinks(t *testing.T) {
+	newRig(t)
+	root := t.TempDir()
+	c, err := openController(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown(context.Background())
+	hostFile := filepath.Join(t.TempDir(), "host.txt")
+	os.WriteFile(hostFile, []byte("host data"), 0o644)
+	os.Chmod(filepath.Dir(hostFile), 0o755)
+	if _, err := c.Create(t.Context(), ipc.CreateRequest{Name: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	// the sandbox plants links to a host path it cannot see itself
+	script := "ln -s " + hostFile + " /workspace/link; ln -s " + filepath.Dir(hostFile) + " /workspace/dirlink; ln -s / ~/rootlink"
+	if code, err := c.Exec(t.Context(), ipc.Ref{Name: "w"}, backends.ExecRequest{Args: []string{"sh", "-c", script}}); err != nil || code != 0 {
+		t.Fatal(code, err)
+	}
+	if removed, err := c.Remove(t.Context(), ipc.Ref{Name: "w"}); err != nil || !removed {
+		t.Fatalf("remove: %v %v", removed, err)
+	}
+	if b, err := os.ReadFile(hostFile); err != nil || string(b) != "host data" {
+		t.Errorf("remove followed a link planted in the workspace: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "workspaces", "w")); !os.IsNotExist(err) {
+		t.Errorf("workspace still there: %v", err)
+	}
+}
