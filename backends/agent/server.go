@@ -5,7 +5,6 @@ package agent
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,9 +12,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"sync"
 	"syscall"
 	"time"
+
+	"sandboxdesk/stream"
 )
 
 // Server is the agent's side: it runs inside the sandbox.
@@ -46,7 +46,7 @@ func (s *Server) handle(conn net.Conn) {
 	}
 	var req Request
 	if err := json.Unmarshal(line, &req); err != nil {
-		writeFrame(conn, frameError, []byte("agent: bad request: "+err.Error()))
+		fail(conn, "agent: bad request: "+err.Error())
 		return
 	}
 	switch req.Op {
@@ -57,76 +57,56 @@ func (s *Server) handle(conn net.Conn) {
 	case "", "exec":
 		s.exec(conn, br, req)
 	default:
-		writeFrame(conn, frameError, []byte(fmt.Sprintf("agent: unknown op %q", req.Op)))
+		fail(conn, fmt.Sprintf("agent: unknown op %q", req.Op))
 	}
 }
 
 func writeExit(w io.Writer, code int) error {
-	var b [4]byte
-	binary.BigEndian.PutUint32(b[:], uint32(int32(code)))
-	return writeFrame(w, frameExit, b[:])
+	return stream.Write(w, stream.Exit, stream.ExitPayload(code))
 }
+
+func fail(w io.Writer, msg string) { stream.Write(w, stream.Error, []byte(msg)) }
 
 func (s *Server) exec(conn net.Conn, br *bufio.Reader, req Request) {
 	if len(req.Args) == 0 {
-		writeFrame(conn, frameError, []byte("agent: no command"))
+		fail(conn, "agent: no command")
 		return
 	}
+	sess := stream.Serve(br, conn)
 	cmd := exec.Command(req.Args[0], req.Args[1:]...)
 	cmd.Env = append(append([]string(nil), s.Env...), req.Env...)
 	cmd.Dir = req.Dir
-	if cmd.Dir == "" {
-		cmd.Dir = s.Dir
-	}
 	// its own process group, so a signal reaches the whole command line
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var mu sync.Mutex
-	cmd.Stdout = &frameWriter{mu: &mu, w: conn, typ: frameStdout}
-	cmd.Stderr = &frameWriter{mu: &mu, w: conn, typ: frameStderr}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = sess.Stdin(), sess.Stdout, sess.Stderr
 	// a background process keeps the output pipes open; the command is
 	// done when its own process exits, as with "docker exec"
 	cmd.WaitDelay = 100 * time.Millisecond
-	stdin, err := cmd.StdinPipe()
-	if err == nil {
-		err = cmd.Start()
-	}
-	if err != nil {
-		mu.Lock()
-		writeFrame(conn, frameError, []byte(err.Error()))
-		mu.Unlock()
+	if err := cmd.Start(); err != nil {
+		sess.Fail(err.Error())
 		return
 	}
-	gone := make(chan struct{})
+	exited := make(chan struct{})
 	go func() {
-		defer stdin.Close()
-		buf := make([]byte, 64<<10)
 		for {
-			typ, payload, err := readFrame(br, buf)
-			if err != nil {
-				// the client went away mid-command: clean up after it
+			select {
+			case sig := <-sess.Signals():
+				syscall.Kill(-cmd.Process.Pid, sig)
+			case <-sess.Gone():
 				select {
-				case <-gone:
+				case <-exited:
 				default:
+					// the client went away mid-command: clean up after it
 					syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 				}
 				return
-			}
-			switch typ {
-			case frameStdin:
-				if _, err := stdin.Write(payload); err != nil {
-					io.Copy(io.Discard, br) // the command stopped reading
-				}
-			case frameStdinClose:
-				stdin.Close()
-			case frameSignal:
-				if len(payload) == 1 {
-					syscall.Kill(-cmd.Process.Pid, syscall.Signal(payload[0]))
-				}
+			case <-exited:
+				return
 			}
 		}
 	}()
-	err = cmd.Wait()
-	close(gone)
+	err := cmd.Wait()
+	close(exited)
 	code := 0
 	var exit *exec.ExitError
 	switch {
@@ -138,9 +118,7 @@ func (s *Server) exec(conn net.Conn, br *bufio.Reader, req Request) {
 	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
 		code = 1
 	}
-	mu.Lock()
-	writeExit(conn, code)
-	mu.Unlock()
+	sess.Exit(code)
 	// let the client read the exit before the close
 	conn.(interface{ CloseWrite() error }).CloseWrite()
 }

@@ -1,0 +1,94 @@
+package stream
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"syscall"
+)
+
+// StartError is a command the far side could not start (not found, not
+// executable, no such sandbox).
+type StartError struct{ Message string }
+
+func (e *StartError) Error() string { return e.Message }
+
+// Attach is the client side, once the request that starts the command has
+// been sent on conn: it sends stdin and signals, writes the command's
+// output, and returns its exit status. When ctx ends, conn is closed and
+// the far side cleans up.
+func Attach(ctx context.Context, conn net.Conn, br *bufio.Reader, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan syscall.Signal) (int, error) {
+	var mu sync.Mutex
+	send := func(typ byte, payload []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		return Write(conn, typ, payload)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		if stdin != nil {
+			io.Copy(&Writer{Mu: &mu, W: conn, Typ: Stdin}, stdin)
+		}
+		send(StdinClose, nil)
+	}()
+	go func() {
+		for {
+			select {
+			case sig := <-sigs:
+				send(Signal, []byte{byte(sig)})
+			case <-ctx.Done():
+				conn.Close()
+				return
+			case <-done:
+				return
+			}
+		}
+	}()
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	if br == nil {
+		br = bufio.NewReaderSize(conn, 64<<10)
+	}
+	return Result(ctx, br, stdout, stderr)
+}
+
+// Result reads output frames until the exit frame.
+func Result(ctx context.Context, r io.Reader, stdout, stderr io.Writer) (int, error) {
+	buf := make([]byte, 64<<10)
+	for {
+		typ, payload, err := Read(r, buf)
+		if err != nil {
+			if ctx.Err() != nil {
+				return -1, ctx.Err()
+			}
+			return -1, fmt.Errorf("connection lost: %w", err)
+		}
+		switch typ {
+		case Stdout:
+			if _, err := stdout.Write(payload); err != nil {
+				return -1, err
+			}
+		case Stderr:
+			if _, err := stderr.Write(payload); err != nil {
+				return -1, err
+			}
+		case Exit:
+			if len(payload) != 4 {
+				return -1, errors.New("stream: bad exit frame")
+			}
+			return int(int32(binary.BigEndian.Uint32(payload))), nil
+		case Error:
+			return -1, &StartError{Message: string(payload)}
+		}
+	}
+}

@@ -1,0 +1,79 @@
+package stream
+
+import (
+	"io"
+	"sync"
+	"syscall"
+)
+
+// Session is the server side of one command: its input as a reader, the
+// client's signals, and writers for its output.
+type Session struct {
+	mu      sync.Mutex
+	w       io.Writer
+	stdin   *io.PipeReader
+	signals chan syscall.Signal
+	gone    chan struct{}
+	Stdout  io.Writer
+	Stderr  io.Writer
+}
+
+// Serve starts reading the client's frames from r; output goes to w.
+func Serve(r io.Reader, w io.Writer) *Session {
+	pr, pw := io.Pipe()
+	s := &Session{w: w, stdin: pr, signals: make(chan syscall.Signal, 8), gone: make(chan struct{})}
+	s.Stdout = &Writer{Mu: &s.mu, W: w, Typ: Stdout}
+	s.Stderr = &Writer{Mu: &s.mu, W: w, Typ: Stderr}
+	go func() {
+		defer close(s.gone)
+		buf := make([]byte, 64<<10)
+		for {
+			typ, payload, err := Read(r, buf)
+			if err != nil {
+				pw.CloseWithError(io.ErrUnexpectedEOF)
+				return
+			}
+			switch typ {
+			case Stdin:
+				if _, err := pw.Write(payload); err != nil {
+					continue // the command stopped reading; keep draining
+				}
+			case StdinClose:
+				pw.Close()
+			case Signal:
+				if len(payload) == 1 {
+					select {
+					case s.signals <- syscall.Signal(payload[0]):
+					default:
+					}
+				}
+			}
+		}
+	}()
+	return s
+}
+
+// Stdin is the command's input.
+func (s *Session) Stdin() io.Reader { return s.stdin }
+
+// Signals are the signals the client asked to send.
+func (s *Session) Signals() <-chan syscall.Signal { return s.signals }
+
+// Gone is closed when the client has gone away (or finished sending).
+func (s *Session) Gone() <-chan struct{} { return s.gone }
+
+// Exit sends the exit status; the session is over.
+func (s *Session) Exit(code int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stdin.Close()
+	return Write(s.w, Exit, ExitPayload(code))
+}
+
+// Fail says the command could not start; the session is over.
+func (s *Session) Fail(message string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stdin.Close()
+	return Write(s.w, Error, []byte(message))
+}

@@ -1,0 +1,93 @@
+// Package stream carries one command's standard streams, signals and exit
+// status over a connection, as frames: one byte of type, four bytes of
+// big-endian length, the payload. The CLI speaks it to the controller for
+// `exec`, and the controller to the agent inside a sandbox, so a command's
+// bytes cross both hops unchanged.
+package stream
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Frame types.
+const (
+	Stdin      byte = 0 // client -> server
+	Stdout     byte = 1 // server -> client
+	Stderr     byte = 2
+	Exit       byte = 3 // server -> client; payload: 4-byte exit status
+	StdinClose byte = 4 // client -> server: no more input
+	Signal     byte = 5 // client -> server: payload 1 byte signal number
+	Error      byte = 6 // server -> client: the command could not start
+	Resize     byte = 7 // client -> server: payload rows, cols (2 bytes each)
+)
+
+// MaxFrame bounds one frame's payload; a larger length is a broken peer.
+const MaxFrame = 1 << 20
+
+// Write sends one frame.
+func Write(w io.Writer, typ byte, payload []byte) error {
+	var hdr [5]byte
+	hdr[0] = typ
+	binary.BigEndian.PutUint32(hdr[1:], uint32(len(payload)))
+	if _, err := w.Write(hdr[:]); err != nil {
+		return err
+	}
+	_, err := w.Write(payload)
+	return err
+}
+
+// Read reads one frame into buf (grown when too small).
+func Read(r io.Reader, buf []byte) (byte, []byte, error) {
+	var hdr [5]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return 0, nil, err
+	}
+	n := binary.BigEndian.Uint32(hdr[1:])
+	if n > MaxFrame {
+		return 0, nil, fmt.Errorf("stream: frame of %d bytes is over the %d limit", n, MaxFrame)
+	}
+	if int(n) > cap(buf) {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := io.ReadFull(r, buf); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, nil, err
+	}
+	return hdr[0], buf, nil
+}
+
+// Writer turns writes into frames of one type. Writers sharing a
+// connection share one mutex, so their frames never interleave.
+type Writer struct {
+	Mu  *sync.Mutex
+	W   io.Writer
+	Typ byte
+}
+
+func (f *Writer) Write(p []byte) (int, error) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	total := len(p)
+	for len(p) > 0 {
+		n := min(len(p), MaxFrame)
+		if err := Write(f.W, f.Typ, p[:n]); err != nil {
+			return 0, err
+		}
+		p = p[n:]
+	}
+	return total, nil
+}
+
+// ExitPayload encodes an exit status.
+func ExitPayload(code int) []byte {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], uint32(int32(code)))
+	return b[:]
+}
