@@ -5,10 +5,10 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
 	"strings"
 
 	"sandboxdesk/cli"
+	_ "sandboxdesk/locale" // before Fyne reads the locale
 )
 
 func main() {
@@ -18,9 +18,9 @@ func main() {
 	if root, ok := desktopArgs(os.Args[1:]); ok {
 		os.Exit(runDesktop(root))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	os.Exit(cli.Run(ctx, os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+	// no cancel on Ctrl-C here: exec passes it to the command in the
+	// sandbox, and the commands that wait (create, serve) handle it
+	os.Exit(cli.Run(context.Background(), os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
 }
 
 // desktopArgs reports whether args ask for the desktop app: none at all, or

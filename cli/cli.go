@@ -62,11 +62,28 @@ type command struct {
 	summary string
 	usage   string
 	flags   func(fs *flag.FlagSet) func(ctx context.Context, e *env, args []string) error
+	// stopAfter, when set, ends flag parsing after that many positional
+	// arguments: what follows is a command line of its own (exec).
+	stopAfter int
 }
 
-var commands = map[string]command{
-	"defaults": defaultsCommand,
-	"capacity": capacityCommand,
+var commands map[string]command
+
+func init() {
+	commands = map[string]command{
+		"defaults": defaultsCommand,
+		"capacity": capacityCommand,
+		"create":   createCommand,
+		"list":     listCommand,
+		"inspect":  inspectCommand,
+		"stop":     stopCommand,
+		"rm":       rmCommand,
+		"exec":     execCommand,
+		"shell":    shellCommand,
+		"images":   imagesCommand,
+		"serve":    serveCommand,
+		"quit":     quitCommand,
+	}
 }
 
 // usageError is bad input: exit status 2.
@@ -93,7 +110,7 @@ func Run(ctx context.Context, args []string, stdio IO) int {
 	}
 	e := &env{IO: stdio}
 	fs, run := newFlagSet(name, cmd, e)
-	rest, err := parseArgs(fs, args[1:])
+	rest, err := parseArgs(fs, args[1:], cmd.stopAfter)
 	if err == nil && e.help {
 		printCommandHelp(stdio.Out, name, cmd, fs)
 		return ExitOK
@@ -108,6 +125,10 @@ func Run(ctx context.Context, args []string, stdio IO) int {
 func report(w io.Writer, name string, err error) int {
 	if err == nil {
 		return ExitOK
+	}
+	var status exitStatus
+	if errors.As(err, &status) {
+		return int(status) // the command's own, already explained by it
 	}
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	fmt.Fprintf(w, "sandboxdesk %s: %s\n", name, msg)

@@ -16,12 +16,19 @@ import (
 // one or two dashes, and their values after "=" or as the next argument;
 // the next argument is taken even if it starts with a dash, so
 // "--active -3" reaches the flag and is refused there with a clear reason.
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+//
+// With stopAfter > 0, once that many positional arguments are read, the
+// next argument that is not a flag starts a command line of its own
+// (exec's): it and everything after it are positional, flags included.
+func parseArgs(fs *flag.FlagSet, args []string, stopAfter int) ([]string, error) {
 	var positional []string
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if arg == "--" {
 			return append(positional, args[i+1:]...), nil
+		}
+		if stopAfter > 0 && len(positional) == stopAfter && !strings.HasPrefix(arg, "-") {
+			return append(positional, args[i:]...), nil
 		}
 		if len(arg) < 2 || arg[0] != '-' {
 			positional = append(positional, arg)

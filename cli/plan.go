@@ -76,25 +76,39 @@ var defaultsCommand = command{
 		fs.Var(&active, "active", "what if this many sandboxes were starting or running")
 		fs.Var(&committed, "committed", "what if running sandboxes had reserved this much memory in all")
 		return func(ctx context.Context, e *env, args []string) error {
+			if !whatIfGiven(fs) {
+				if c, _, err := e.existing(ctx); err == nil && c != nil {
+					// what the running controller really has committed
+					var d ipc.Defaults
+					if err := c.Call(ctx, ipc.DefaultsRequest{}, &d); err != nil {
+						return exitFor(err)
+					}
+					return e.showDefaults(d, 0)
+				}
+			}
 			info, err := hf.measure(ctx, e, args)
 			if err != nil {
 				return err
 			}
-			d := controller.PlanDefaults(info, active.n, committed.size.MiB())
-			if e.json {
-				return printJSON(e.Out, d)
-			}
-			return printDefaults(e, d, info)
+			return e.showDefaults(controller.PlanDefaults(info, active.n, committed.size.MiB()), info.TotalMemoryBytes)
 		}
 	},
 }
 
-func printDefaults(e *env, d ipc.Defaults, info host.Info) error {
+// showDefaults prints defaults; totalBytes is the host's RAM when known.
+func (e *env) showDefaults(d ipc.Defaults, totalBytes uint64) error {
+	if e.json {
+		return printJSON(e.Out, d)
+	}
+	half := "half of this host's RAM"
+	if totalBytes > 0 {
+		half = "half of " + units.Size(totalBytes).String()
+	}
 	return printTable(e.Out, [][]string{
 		{"Memory", units.FormatMiB(d.MemoryMiB), fmt.Sprintf("beside %d active, %s committed", d.Active, units.FormatMiB(d.CommittedMiB))},
 		{"CPUs", strconv.Itoa(d.CPUs)},
 		{"Disk", units.FormatMiB(d.DiskMiB)},
-		{"Budget", units.FormatMiB(d.BudgetMiB), "half of " + units.Size(info.TotalMemoryBytes).String()},
+		{"Budget", units.FormatMiB(d.BudgetMiB), half},
 	})
 }
 
@@ -114,6 +128,18 @@ var capacityCommand = command{
 		fs.Var(&disk, "sandbox-disk", "disk of the sandbox to plan for (default 8GiB)")
 		checkpoints := fs.Bool("checkpoints", controller.PlatformCheckpoints(), "plan for a backend that keeps checkpoints (default: whether this platform's backend does)")
 		return func(ctx context.Context, e *env, args []string) error {
+			if !whatIfGiven(fs) {
+				if c, _, err := e.existing(ctx); err == nil && c != nil {
+					var capa ipc.Capacity
+					if err := c.Call(ctx, ipc.CapacityRequest{}, &capa); err != nil {
+						return exitFor(err)
+					}
+					if e.json {
+						return printJSON(e.Out, capa)
+					}
+					return printCapacity(e, capa)
+				}
+			}
 			info, err := hf.measure(ctx, e, args)
 			if err != nil {
 				return err
@@ -146,4 +172,18 @@ func printCapacity(e *env, c ipc.Capacity) error {
 		{"At once", strconv.Itoa(c.Recommended.AtOnce)},
 		{"Retained", strconv.Itoa(c.Recommended.Retained)},
 	})
+}
+
+// whatIfGiven reports whether any flag but the global ones was given: then
+// the answer is planned for that host, not asked of the running controller.
+func whatIfGiven(fs *flag.FlagSet) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "root", "prefix", "json", "help":
+		default:
+			given = true
+		}
+	})
+	return given
 }

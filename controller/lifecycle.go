@@ -315,18 +315,18 @@ func (c *Controller) Remove(ctx context.Context, ref ipc.Ref) (bool, error) {
 }
 
 // RemoveAll removes every sandbox of this root with the given prefix and
-// returns how many there were.
-func (c *Controller) RemoveAll(ctx context.Context, prefix string) (int, error) {
+// returns the names of those it removed.
+func (c *Controller) RemoveAll(ctx context.Context, prefix string) ([]string, error) {
 	var errs []error
-	n := 0
+	removed := []string{}
 	for _, r := range c.snapshot(prefix, false) {
-		removed, err := c.Remove(ctx, ipc.Ref{Prefix: r.Prefix, Name: r.Name})
-		if removed {
-			n++
+		ok, err := c.Remove(ctx, ipc.Ref{Prefix: r.Prefix, Name: r.Name})
+		if ok {
+			removed = append(removed, r.Name)
 		}
 		errs = append(errs, err)
 	}
-	return n, errors.Join(errs...)
+	return removed, errors.Join(errs...)
 }
 
 // destroy stops r if needed, has the backend remove it, deletes its state

@@ -189,8 +189,8 @@ func TestPrefixesAreSeparateFleets(t *testing.T) {
 			t.Errorf("list %q: %+v, want only %s", prefix, list, want)
 		}
 	}
-	if n, err := e.c.RemoveAll(t.Context(), "ci"); err != nil || n != 1 {
-		t.Fatalf("removeAll ci: %d, %v", n, err)
+	if names, err := e.c.RemoveAll(t.Context(), "ci"); err != nil || len(names) != 1 || names[0] != "w" {
+		t.Fatalf("removeAll ci: %v, %v", names, err)
 	}
 	if removed, _ := e.c.Remove(t.Context(), ipc.Ref{Prefix: "ci", Name: "w"}); removed {
 		t.Error("removed ci-w twice")

@@ -165,22 +165,6 @@ func (c *Controller) held(ctx context.Context) held {
 	return held{cpus: DefaultCPUs(cores), diskMiB: StandardSize.DiskMiB}
 }
 
-// Images lists the images every backend offers, by backend name.
-func (c *Controller) Images(ctx context.Context) (map[string][]string, error) {
-	out := map[string][]string{}
-	for name, b := range c.backends {
-		imgs, err := b.Images(ctx)
-		if err != nil {
-			return nil, ipc.Errorf(ipc.ErrUnavailable, "list images of %s: %w", name, err)
-		}
-		for _, img := range imgs {
-			out[name] = append(out[name], img.Name)
-		}
-		sort.Strings(out[name])
-	}
-	return out, nil
-}
-
 func sortedCopy(in []string) []string {
 	out := append([]string(nil), in...)
 	sort.Strings(out)

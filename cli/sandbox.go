@@ -1,0 +1,367 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"sandboxdesk/ipc"
+	"sandboxdesk/units"
+)
+
+// durationFlag is a Go duration, or "none" (0).
+type durationFlag struct {
+	d     time.Duration
+	given bool
+}
+
+func (f *durationFlag) String() string {
+	if !f.given {
+		return ""
+	}
+	return f.d.String()
+}
+
+func (f *durationFlag) Set(s string) error {
+	f.given = true
+	if s == "none" {
+		f.d = 0
+		return nil
+	}
+	d, err := units.ParseDuration(s)
+	f.d = d
+	return err
+}
+
+// ceiling is a ceiling's value in ms: nil for none (unset, "none" or 0).
+func (f *durationFlag) ceiling() *int64 {
+	if f.d == 0 {
+		return nil
+	}
+	v := f.d.Milliseconds()
+	return &v
+}
+
+// value is the duration in ms when given, where 0 is a real value.
+func (f *durationFlag) value() *int64 {
+	if !f.given {
+		return nil
+	}
+	v := f.d.Milliseconds()
+	return &v
+}
+
+var createCommand = command{
+	summary: "create a sandbox, or reuse the one of that name if it still serves, and start it",
+	usage:   "NAME [--image IMAGE] [--memory SIZE] [--cpus N] [--disk SIZE] [--idle-timeout DUR] [--max-lifetime DUR] [--stop-grace DUR] [--network on|off] [--replace]",
+	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		image := fs.String("image", "", "image to start from (default: the backend's, 'host' on Linux)")
+		memory := sizeFlag{min: units.MiB}
+		cpus := countFlag{min: 1}
+		disk := sizeFlag{min: units.MiB}
+		fs.Var(&memory, "memory", "memory (default: a share of the budget, decided at start)")
+		fs.Var(&cpus, "cpus", "CPUs (default: up to 4)")
+		fs.Var(&disk, "disk", "disk (default: 8GiB)")
+		var idle, life, grace durationFlag
+		fs.Var(&idle, "idle-timeout", "stop after this long without a command (default: none)")
+		fs.Var(&life, "max-lifetime", "stop this long after creation (default: none)")
+		fs.Var(&grace, "stop-grace", "how long stop waits before it kills (default: 10s)")
+		network := fs.String("network", "on", "on, or off for an isolated network")
+		replace := fs.Bool("replace", false, "remove the sandbox and its workspace first, then build clean")
+		return func(ctx context.Context, e *env, args []string) error {
+			if len(args) != 1 {
+				return usagef("create takes one sandbox name")
+			}
+			if *network != "on" && *network != "off" {
+				return usagef("--network %q: use on or off", *network)
+			}
+			req := ipc.CreateRequest{Name: args[0], Prefix: e.prefix, Image: *image, NetworkOff: *network == "off", Replace: *replace,
+				IdleTimeoutMs: idle.ceiling(), MaxLifetimeMs: life.ceiling(), StopGraceMs: grace.value()}
+			if memory.set {
+				v := memory.size.MiB()
+				req.MemoryMiB = &v
+			}
+			if cpus.set {
+				req.CPUs = &cpus.n
+			}
+			if disk.set {
+				v := disk.size.MiB()
+				req.DiskMiB = &v
+			}
+			// Ctrl-C while queued calls the create off and leaves nothing
+			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			c, err := e.connect(ctx)
+			if err != nil {
+				return err
+			}
+			var sb ipc.Sandbox
+			if err := c.Call(ctx, req, &sb); err != nil {
+				return exitFor(err)
+			}
+			return e.showSandbox(sb)
+		}
+	},
+}
+
+var listCommand = command{
+	summary: "list this root's sandboxes (of --prefix)",
+	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			c, err := e.connect(ctx)
+			if err != nil {
+				return err
+			}
+			var list []ipc.Sandbox
+			if err := c.Call(ctx, ipc.ListRequest{Prefix: e.prefix}, &list); err != nil {
+				return exitFor(err)
+			}
+			if e.json {
+				return printJSON(e.Out, list)
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(e.Out, "No sandboxes yet. 'sandboxdesk create NAME' makes one.")
+				return nil
+			}
+			return printTable(e.Out, sandboxRows(list, time.Now()))
+		}
+	},
+}
+
+// oneName is a command that takes one sandbox name and a request for it.
+func oneName(summary string, mk func(ipc.Ref) ipc.Request) command {
+	return command{
+		summary: summary,
+		usage:   "NAME",
+		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) != 1 {
+					return usagef("give one sandbox name")
+				}
+				c, err := e.connect(ctx)
+				if err != nil {
+					return err
+				}
+				var sb ipc.Sandbox
+				if err := c.Call(ctx, mk(ipc.Ref{Prefix: e.prefix, Name: args[0]}), &sb); err != nil {
+					return exitFor(err)
+				}
+				return e.showSandbox(sb)
+			}
+		},
+	}
+}
+
+var inspectCommand = oneName("show one sandbox in full", func(r ipc.Ref) ipc.Request { return ipc.InspectRequest{Ref: r} })
+var stopCommand = oneName("stop a sandbox, keeping it and its workspace", func(r ipc.Ref) ipc.Request { return ipc.StopRequest{Ref: r} })
+
+var rmCommand = command{
+	summary: "remove sandboxes and their workspaces",
+	usage:   "NAME... | --all",
+	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		all := fs.Bool("all", false, "remove every sandbox of this root and --prefix")
+		return func(ctx context.Context, e *env, args []string) error {
+			if *all == (len(args) > 0) {
+				return usagef("give sandbox names, or --all")
+			}
+			c, err := e.connect(ctx)
+			if err != nil {
+				return err
+			}
+			var rep ipc.RemoveReply
+			if err := c.Call(ctx, ipc.RemoveRequest{Prefix: e.prefix, Names: args, All: *all}, &rep); err != nil {
+				return exitFor(err)
+			}
+			if e.json {
+				return printJSON(e.Out, rep)
+			}
+			for _, n := range rep.Removed {
+				fmt.Fprintf(e.Out, "removed %s and its workspace\n", n)
+			}
+			for _, n := range rep.Missing {
+				fmt.Fprintf(e.Out, "%s: nothing to remove\n", n)
+			}
+			if *all && len(rep.Removed) == 0 {
+				fmt.Fprintln(e.Out, "nothing to remove")
+			}
+			return nil
+		}
+	},
+}
+
+var execCommand = command{
+	summary:   "run a command in a running sandbox; its exit status is ours",
+	usage:     "NAME [--] CMD [ARG...]",
+	stopAfter: 1,
+	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		var envs multiFlag
+		fs.Var(&envs, "env", "KEY=VALUE for the command (repeatable)")
+		dir := fs.String("dir", "", "folder inside the sandbox to run in (default /workspace)")
+		return func(ctx context.Context, e *env, args []string) error {
+			if len(args) < 2 {
+				return usagef("exec needs a sandbox name and a command")
+			}
+			return e.runRemote(ctx, ipc.ExecRequest{Ref: ipc.Ref{Prefix: e.prefix, Name: args[0]}, Args: args[1:], Env: envs, Dir: *dir})
+		}
+	},
+}
+
+var shellCommand = command{
+	summary: "open a shell in a running sandbox",
+	usage:   "NAME",
+	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		return func(ctx context.Context, e *env, args []string) error {
+			if len(args) != 1 {
+				return usagef("shell takes one sandbox name")
+			}
+			sh := `if command -v bash >/dev/null; then exec bash -i; else exec sh -i; fi`
+			return e.runRemote(ctx, ipc.ExecRequest{Ref: ipc.Ref{Prefix: e.prefix, Name: args[0]}, Args: []string{"sh", "-c", sh}})
+		}
+	},
+}
+
+// runRemote streams a command and exits with its status. Ctrl-C and
+// friends are passed to the command rather than ending the CLI.
+func (e *env) runRemote(ctx context.Context, req ipc.ExecRequest) error {
+	c, err := e.connect(ctx)
+	if err != nil {
+		return err
+	}
+	osSigs := make(chan os.Signal, 4)
+	signal.Notify(osSigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer signal.Stop(osSigs)
+	sigs := make(chan syscall.Signal, 4)
+	go func() {
+		for s := range osSigs {
+			if ss, ok := s.(syscall.Signal); ok {
+				sigs <- ss
+			}
+		}
+	}()
+	code, err := c.Exec(ctx, req, e.In, e.Out, e.Err, sigs)
+	if err != nil {
+		return exitFor(err)
+	}
+	if code != 0 {
+		return exitStatus(code)
+	}
+	return nil
+}
+
+// exitStatus is a command's own non-zero exit status, passed through.
+type exitStatus int
+
+func (s exitStatus) Error() string { return "exit status " + strconv.Itoa(int(s)) }
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+// showSandbox prints one sandbox: all of it as JSON, or as a table.
+func (e *env) showSandbox(sb ipc.Sandbox) error {
+	if e.json {
+		return printJSON(e.Out, sb)
+	}
+	return printTable(e.Out, sandboxDetail(sb, time.Now()))
+}
+
+func sandboxRows(list []ipc.Sandbox, now time.Time) [][]string {
+	rows := [][]string{{"NAME", "STATE", "IMAGE", "BACKEND", "MEMORY", "CPUS", "AGE", "ID"}}
+	for _, sb := range list {
+		rows = append(rows, []string{sb.Name, stateWord(sb), sb.Image, sb.Backend, memoryWord(sb), cpusWord(sb.CPUs), age(now.Sub(sb.CreatedAt)), sb.ID})
+	}
+	return rows
+}
+
+func sandboxDetail(sb ipc.Sandbox, now time.Time) [][]string {
+	rows := [][]string{
+		{"Name", sb.Name}, {"ID", sb.ID}, {"State", stateWord(sb)}, {"Image", sb.Image}, {"Backend", sb.Backend},
+		{"Memory", memoryWord(sb)}, {"CPUs", cpusWord(sb.CPUs)}, {"Disk", mibOrDefault(sb.DiskMiB)},
+		{"Network", map[bool]string{true: "on", false: "off"}[sb.Network]},
+		{"Idle timeout", msWord(sb.IdleTimeoutMs)}, {"Max lifetime", msWord(sb.MaxLifetimeMs)},
+		{"Stop grace", time.Duration(sb.StopGraceMs * int64(time.Millisecond)).String()},
+		{"Created", sb.CreatedAt.Local().Format(time.DateTime) + " (" + ago(now.Sub(sb.CreatedAt)) + ")"},
+		{"Workspace", sb.Workspace},
+	}
+	if sb.Prefix != "" {
+		rows = append(rows[:1], append([][]string{{"Fleet", sb.Prefix}}, rows[1:]...)...)
+	}
+	if sb.Error != "" {
+		rows = append(rows, []string{"Error", sb.Error})
+	}
+	return rows
+}
+
+func stateWord(sb ipc.Sandbox) string {
+	if sb.State == ipc.StateQueued && sb.QueuePosition > 0 {
+		return "queued #" + strconv.Itoa(sb.QueuePosition)
+	}
+	return string(sb.State)
+}
+
+// memoryWord is what a sandbox holds: a VM's reservation, a limit on host
+// processes, or what it asked for.
+func memoryWord(sb ipc.Sandbox) string {
+	switch {
+	case sb.ReservedMiB > 0:
+		return units.FormatMiB(sb.ReservedMiB) + " reserved"
+	case sb.MemoryLimitMiB > 0:
+		return units.FormatMiB(sb.MemoryLimitMiB) + " limit"
+	case sb.State == ipc.StateRunning:
+		return "limit not enforced"
+	case sb.MemoryMiB > 0:
+		return units.FormatMiB(sb.MemoryMiB)
+	}
+	return "default at start"
+}
+
+func cpusWord(n int) string {
+	if n == 0 {
+		return "default"
+	}
+	return strconv.Itoa(n)
+}
+
+func mibOrDefault(mib int64) string {
+	if mib == 0 {
+		return "default"
+	}
+	return units.FormatMiB(mib)
+}
+
+func msWord(ms int64) string {
+	if ms == 0 {
+		return "none"
+	}
+	return (time.Duration(ms) * time.Millisecond).String()
+}
+
+func ago(d time.Duration) string {
+	if a := age(d); a != "now" {
+		return a + " ago"
+	}
+	return "just now"
+}
+
+// age is a duration as a person glances at it: "now", "5 min", "3 h", "2 d".
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + " min"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + " h"
+	}
+	return strconv.Itoa(int(d/(24*time.Hour))) + " d"
+}

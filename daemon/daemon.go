@@ -1,0 +1,69 @@
+// Package daemon runs a controller the way the app and `sandboxdesk serve`
+// do: with this platform's backends, its socket in the root, and its
+// sweeps, until it is asked to quit or signalled. It is the one place that
+// knows which backends a platform has.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"sandboxdesk/backends/testvm"
+	"sandboxdesk/controller"
+	"sandboxdesk/ipc"
+)
+
+// BackendEnv picks another backend than the platform's: "testvm" runs the
+// VM-like test backend, for trying the app (and taking screenshots) where
+// no real backend works.
+const BackendEnv = "SANDBOXDESK_BACKEND"
+
+// sweepEvery is how often idle and expired sandboxes are looked for.
+const sweepEvery = 15 * time.Second
+
+// Open takes ownership of root with this platform's backends.
+func Open(ctx context.Context, root string, log *slog.Logger) (*controller.Controller, error) {
+	var bs map[string]controller.Backend
+	var def string
+	var err error
+	if os.Getenv(BackendEnv) == testvm.Name {
+		var vm *testvm.Backend
+		vm, err = testvm.New(filepath.Join(root, "testvm"), testvm.Config{})
+		bs, def = map[string]controller.Backend{testvm.Name: vm}, testvm.Name
+	} else {
+		bs, def, err = platformBackends(root)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return controller.Open(ctx, controller.Options{Root: root, Backends: bs, DefaultBackend: def, Logger: log})
+}
+
+// Serve runs c's socket and sweeps until ctx ends or a client asks it to
+// quit, then stops every sandbox gracefully and closes c.
+func Serve(ctx context.Context, c *controller.Controller, log *slog.Logger) error {
+	ctx, quit := context.WithCancel(ctx)
+	defer quit()
+	l, err := ipc.Listen(ipc.SocketPath(c.Root()))
+	if err != nil {
+		c.Close()
+		return err
+	}
+	go c.RunSweeps(ctx, sweepEvery)
+	srv := &ipc.Server{Handler: &controller.Service{C: c, Quit: quit}, Log: log}
+	serveErr := srv.Serve(ctx, l)
+	os.Remove(ipc.SocketPath(c.Root()))
+	// the sandboxes get their stop grace even though the serve context
+	// has ended
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	if err := c.Shutdown(sctx); err != nil {
+		return errors.Join(serveErr, fmt.Errorf("stop sandboxes: %w", err))
+	}
+	return serveErr
+}
