@@ -7,7 +7,7 @@ SHARED_TOOLS := ../shared/tools
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: run build deps go-check test fmt-check vet unit crosscheck bench clean
+.PHONY: run build deps go-check test fmt-check vet unit crosscheck acceptance bench clean
 
 run: deps build
 	@if [ "$$(uname)" = Linux ] && [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
@@ -26,7 +26,7 @@ go-check:
 	@command -v $(GO) >/dev/null 2>&1 || { echo "sandboxdesk: Go 1.26 or newer is needed (https://go.dev/dl)" >&2; exit 1; }
 	@$(GO) version | awk '{ split(substr($$3, 3), v, "."); if (v[1] < 1 || (v[1] == 1 && v[2] < 26)) { print "sandboxdesk: Go 1.26 or newer is needed, found " $$3 > "/dev/stderr"; exit 1 } }'
 
-test: deps fmt-check vet unit crosscheck
+test: deps fmt-check vet unit crosscheck acceptance
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -47,6 +47,10 @@ crosscheck:
 		bash $(SHARED_TOOLS)/crosscheck.sh darwin amd64; \
 		bash $(SHARED_TOOLS)/crosscheck.sh windows; \
 	else echo "crosscheck: $(SHARED_TOOLS) not found, skipping the darwin and windows type-checks"; fi
+
+# acceptance runs the CLI end to end as a user would, from a fresh root.
+acceptance: build
+	sh testdata/cli_acceptance.sh $(BIN)
 
 bench:
 	@# bubblewrap exec and cold create beside raw bwrap

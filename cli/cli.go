@@ -98,6 +98,7 @@ func usagef(format string, args ...any) error {
 // Run runs the command line args (without the program name) and returns
 // the exit status.
 func Run(ctx context.Context, args []string, stdio IO) int {
+	args = globalsAfterCommand(args)
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printHelp(stdio.Out, args)
 		return ExitOK
@@ -119,6 +120,32 @@ func Run(ctx context.Context, args []string, stdio IO) int {
 		err = run(ctx, e, rest)
 	}
 	return report(stdio.Err, name, err)
+}
+
+// globalsAfterCommand moves global flags written before the command
+// ("sandboxdesk --root DIR list") after it, where every command reads them.
+func globalsAfterCommand(args []string) []string {
+	var globals []string
+	for len(args) > 0 {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[0], "-"), "=")
+		if !strings.HasPrefix(args[0], "-") {
+			break
+		}
+		switch {
+		case name == "json":
+			globals, args = append(globals, args[0]), args[1:]
+		case (name == "root" || name == "prefix") && hasValue:
+			globals, args = append(globals, args[0]), args[1:]
+		case (name == "root" || name == "prefix") && len(args) > 1:
+			globals, args = append(globals, args[0], args[1]), args[2:]
+		default:
+			return append(args, globals...) // help, or a stray flag: the command reports it
+		}
+	}
+	if len(args) == 0 {
+		return globals
+	}
+	return append(append([]string{args[0]}, globals...), args[1:]...)
 }
 
 // report prints err as one line and maps it to an exit status.

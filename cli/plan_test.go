@@ -176,3 +176,18 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+func TestGlobalsBeforeTheCommand(t *testing.T) {
+	tests := []struct{ in, want []string }{
+		{[]string{"--root", "/r", "list"}, []string{"list", "--root", "/r"}},
+		{[]string{"--json", "--root=/r", "--prefix", "ci", "create", "w"}, []string{"create", "--json", "--root=/r", "--prefix", "ci", "w"}},
+		{[]string{"list", "--root", "/r"}, []string{"list", "--root", "/r"}},
+		{[]string{"exec", "w", "--", "ls", "--root"}, []string{"exec", "w", "--", "ls", "--root"}},
+		{[]string{"--help"}, []string{"--help"}},
+	}
+	for _, tt := range tests {
+		if got := globalsAfterCommand(tt.in); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("%q -> %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package ipc
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// echoHandler is a small real Handler: list answers with one sandbox per
+// call so far, exec copies stdin to stdout and exits with the number of
+// its first argument.
+type echoHandler struct {
+	calls    atomic.Int64
+	canceled chan struct{}
+}
+
+func (h *echoHandler) Handle(ctx context.Context, req Request) (any, error) {
+	n := h.calls.Add(1)
+	switch r := req.(type) {
+	case ListRequest:
+		return []Sandbox{{Name: fmt.Sprintf("call-%d", n), Prefix: r.Prefix}}, nil
+	case InspectRequest:
+		return nil, Errorf(ErrNotFound, "no sandbox named %s", r.Name)
+	}
+	return Empty{}, nil
+}
+
+func (h *echoHandler) Exec(ctx context.Context, r ExecRequest, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan syscall.Signal) (int, error) {
+	if r.Args[0] == "hang" {
+		<-ctx.Done()
+		close(h.canceled)
+		return -1, ctx.Err()
+	}
+	if r.Args[0] == "fail" {
+		return -1, errors.New("no such sandbox")
+	}
+	io.Copy(stdout, stdin)
+	var code int
+	fmt.Sscan(r.Args[0], &code)
+	return code, nil
+}
+
+func (h *echoHandler) Subscribe() (<-chan Event, func()) {
+	ch := make(chan Event, 1)
+	ch <- Event{Seq: 1, Kind: EventState, Sandbox: "w", State: StateRunning}
+	return ch, func() {}
+}
+
+// serve starts a Server in a folder deep enough that its socket path is
+// longer than a unix socket address allows.
+func serve(t *testing.T) (*SocketClient, *echoHandler) {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), strings.Repeat("deep-folder-", 8))
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := SocketPath(root)
+	if len(path) <= 108 {
+		t.Fatalf("socket path only %d bytes; the test wants one over the limit", len(path))
+	}
+	l, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("socket mode %v, %v; want 0600", fi.Mode().Perm(), err)
+	}
+	h := &echoHandler{canceled: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { (&Server{Handler: h}).Serve(ctx, l); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return &SocketClient{Path: path}, h
+}
+
+func TestCallOverALongPath(t *testing.T) {
+	c, _ := serve(t)
+	var list []Sandbox
+	if err := c.Call(t.Context(), ListRequest{Prefix: "ci"}, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].Prefix != "ci" {
+		t.Errorf("list = %+v", list)
+	}
+	err := c.Call(t.Context(), InspectRequest{Ref: Ref{Name: "w"}}, &Sandbox{})
+	if !errors.Is(err, ErrNotFound) || err.Error() != "no sandbox named w" {
+		t.Errorf("error kind lost on the wire: %v", err)
+	}
+}
+
+func TestExecStreams(t *testing.T) {
+	c, _ := serve(t)
+	var out strings.Builder
+	code, err := c.Exec(t.Context(), ExecRequest{Ref: Ref{Name: "w"}, Args: []string{"7"}}, strings.NewReader("echoed"), &out, io.Discard, nil)
+	if err != nil || code != 7 || out.String() != "echoed" {
+		t.Errorf("exec: %d, %v, %q", code, err, out.String())
+	}
+	if _, err := c.Exec(t.Context(), ExecRequest{Args: []string{"fail"}}, nil, io.Discard, io.Discard, nil); err == nil || err.Error() != "no such sandbox" {
+		t.Errorf("a failed exec: %v", err)
+	}
+}
+
+func TestClientGoneMidExecCancels(t *testing.T) {
+	c, h := serve(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	c.Exec(ctx, ExecRequest{Args: []string{"hang"}}, nil, io.Discard, io.Discard, nil)
+	select {
+	case <-h.canceled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler's exec was not cancelled when its client went away")
+	}
+	var list []Sandbox
+	if err := c.Call(t.Context(), ListRequest{}, &list); err != nil {
+		t.Errorf("the server stopped serving after a client left: %v", err)
+	}
+}
+
+func TestGarbageThenAValidRequest(t *testing.T) {
+	c, h := serve(t)
+	conn, err := dialUnix(t.Context(), c.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	garbage := []string{"{", "nonsense", `{"type":"teleport"}`, `{"type":"create","body":"not an object"}`, `[1,2,3]`, `{"type":5}`, "\x00\x01\x02", `{"type":"list","body":{"prefix":7}}`}
+	for i := range 1000 {
+		fmt.Fprintln(conn, garbage[i%len(garbage)])
+		line, err := br.ReadString('\n')
+		if err != nil || !strings.Contains(line, `"ok":false`) {
+			t.Fatalf("line %d (%q): reply %q, %v", i, garbage[i%len(garbage)], line, err)
+		}
+	}
+	// over 1 MiB on one line
+	fmt.Fprintln(conn, `{"type":"list","body":{"prefix":"`+strings.Repeat("x", MaxMessage)+`"}}`)
+	if line, _ := br.ReadString('\n'); !strings.Contains(line, "message over") {
+		t.Errorf("oversized line: %q", line)
+	}
+	// the same connection still answers a real request
+	line, _ := EncodeRequest(ListRequest{})
+	conn.Write(line)
+	if reply, _ := br.ReadString('\n'); !strings.Contains(reply, `"ok":true`) {
+		t.Errorf("valid request after garbage: %q", reply)
+	}
+	if h.calls.Load() != 1 {
+		t.Errorf("the handler saw %d requests, want only the valid one", h.calls.Load())
+	}
+	// and so does everyone else
+	var list []Sandbox
+	if err := c.Call(t.Context(), ListRequest{}, &list); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestSubscribe(t *testing.T) {
+	c, _ := serve(t)
+	events, err := c.Subscribe(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := <-events; e.Sandbox != "w" || e.State != StateRunning || e.Kind != EventState {
+		t.Errorf("event %+v", e)
+	}
+}
+
+func TestLocalUsesTheSameHandler(t *testing.T) {
+	h := &echoHandler{}
+	l := NewLocal(t.Context(), h)
+	var list []Sandbox
+	if err := l.Call(t.Context(), ListRequest{Prefix: "ui"}, &list); err != nil || list[0].Prefix != "ui" {
+		t.Fatalf("local list: %+v, %v", list, err)
+	}
+	var wrong Defaults
+	if err := l.Call(t.Context(), ListRequest{}, &wrong); err == nil {
+		t.Error("a reply of the wrong type was accepted")
+	}
+	if err := l.Call(t.Context(), InspectRequest{}, &Sandbox{}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("local error kind: %v", err)
+	}
+}
+
+// FuzzDecodeRequest: no line panics the decoder, and every failure is
+// ErrInvalid.
+func FuzzDecodeRequest(f *testing.F) {
+	for _, seed := range []string{`{"type":"list"}`, `{"type":"create","body":{"name":"w","memoryMiB":2048}}`, `{`, `{"type":"exec","body":{"args":["sh"]}}`, `null`, `{"type":"remove","body":{"names":[1]}}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		req, err := DecodeRequest(line)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error %v is not ErrInvalid", err)
+			}
+			return
+		}
+		if _, err := EncodeRequest(req); err != nil {
+			t.Fatalf("a decoded %T does not encode: %v", req, err)
+		}
+	})
+}
