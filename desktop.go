@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 
 	"fyne.io/fyne/v2"
@@ -10,26 +12,80 @@ import (
 
 	"sandboxdesk/assets"
 	"sandboxdesk/controller"
+	"sandboxdesk/daemon"
+	"sandboxdesk/ipc"
 	"sandboxdesk/ui"
 )
 
 // appID identifies the app to the desktop (preferences, notifications).
 const appID = "dev.sandboxdesk.app"
 
-// runDesktop opens the window and returns when it is closed.
+// runDesktop is the app: the controller of the root, its socket for the
+// CLI, and the window, until the window is closed or a client asks the
+// controller to quit.
 func runDesktop(rootFlag string) int {
 	root, err := controller.ResolveRoot(rootFlag)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sandboxdesk:", err)
 		return 1
 	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
 	a := app.NewWithID(appID)
 	a.SetIcon(assets.Icon)
 	w := a.NewWindow("sandboxdesk")
-	o := ui.NewOverview(controller.HostPlanner{Root: root})
+
+	client, served, err := connect(ctx, root, log)
+	if err != nil {
+		log.Error("no controller", "root", root, "err", err)
+	}
+	o := ui.NewOverview(ui.ClientPlanner{Client: client})
+	if client == nil {
+		o = ui.NewOverview(failing{err})
+	}
 	w.SetContent(o.Content())
-	w.Resize(fyne.NewSize(560, 240))
-	go o.Refresh(context.Background())
+	w.Resize(fyne.NewSize(640, 260))
+	go o.Refresh(ctx)
+	if served != nil {
+		go func() {
+			<-served // a client asked the controller to quit
+			fyne.Do(a.Quit)
+		}()
+	}
 	w.ShowAndRun()
+	cancel()
+	if served != nil {
+		<-served // the controller stops its sandboxes before the app exits
+	}
 	return 0
 }
+
+// connect makes this process the root's controller, serving the CLI on
+// its socket, and returns the in-process client the UI uses. When another
+// process (a `sandboxdesk serve`) already owns the root, the UI uses its
+// socket instead.
+func connect(ctx context.Context, root string, log *slog.Logger) (ipc.Client, <-chan struct{}, error) {
+	c, err := daemon.Open(ctx, root, log)
+	if errors.Is(err, ipc.ErrConflict) {
+		return &ipc.SocketClient{Path: ipc.SocketPath(root)}, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		if err := daemon.Serve(ctx, c, log); err != nil {
+			log.Error("serve", "err", err)
+		}
+	}()
+	return ipc.NewLocal(ctx, &controller.Service{C: c}), served, nil
+}
+
+// failing answers every question with the reason there is no controller.
+type failing struct{ err error }
+
+func (f failing) Defaults(context.Context) (ipc.Defaults, error) { return ipc.Defaults{}, f.err }
+func (f failing) Capacity(context.Context) (ipc.Capacity, error) { return ipc.Capacity{}, f.err }
