@@ -11,6 +11,8 @@ import (
 	"io"
 	"syscall"
 	"time"
+
+	"sandboxdesk/stream"
 )
 
 // Kind tells the fixed ranges apart: a VM reserves its memory, host
@@ -98,6 +100,10 @@ type ExecRequest struct {
 	Stderr io.Writer
 	// Signals are passed on to the command's process group (Ctrl-C).
 	Signals <-chan syscall.Signal
+	// TTY, when set, runs the command on a terminal of that size;
+	// Resizes then carries the size's changes.
+	TTY     *stream.Size
+	Resizes <-chan stream.Size
 }
 
 // Errors a backend returns, checked with errors.Is.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"sandboxdesk/ipc"
+	"sandboxdesk/stream"
 	"sandboxdesk/units"
 )
 
@@ -210,7 +211,7 @@ var execCommand = command{
 			if len(args) < 2 {
 				return usagef("exec needs a sandbox name and a command")
 			}
-			return e.runRemote(ctx, ipc.ExecRequest{Ref: ipc.Ref{Prefix: e.prefix, Name: args[0]}, Args: args[1:], Env: envs, Dir: *dir})
+			return e.runRemote(ctx, ipc.ExecRequest{Ref: ipc.Ref{Prefix: e.prefix, Name: args[0]}, Args: args[1:], Env: envs, Dir: *dir}, nil)
 		}
 	},
 }
@@ -223,15 +224,19 @@ var shellCommand = command{
 			if len(args) != 1 {
 				return usagef("shell takes one sandbox name")
 			}
-			sh := `if command -v bash >/dev/null; then exec bash -i; else exec sh -i; fi`
-			return e.runRemote(ctx, ipc.ExecRequest{Ref: ipc.Ref{Prefix: e.prefix, Name: args[0]}, Args: []string{"sh", "-c", sh}})
+			sh := `if command -v bash >/dev/null; then exec bash -l; else exec sh -l; fi`
+			req := ipc.ExecRequest{Ref: ipc.Ref{Prefix: e.prefix, Name: args[0]}, Args: []string{"sh", "-c", sh}}
+			restore, resizes, size := e.rawTerminal()
+			defer restore()
+			req.TTY = size
+			return e.runRemote(ctx, req, resizes)
 		}
 	},
 }
 
 // runRemote streams a command and exits with its status. Ctrl-C and
 // friends are passed to the command rather than ending the CLI.
-func (e *env) runRemote(ctx context.Context, req ipc.ExecRequest) error {
+func (e *env) runRemote(ctx context.Context, req ipc.ExecRequest, resizes <-chan stream.Size) error {
 	c, err := e.connect(ctx)
 	if err != nil {
 		return err
@@ -247,7 +252,7 @@ func (e *env) runRemote(ctx context.Context, req ipc.ExecRequest) error {
 			}
 		}
 	}()
-	code, err := c.Exec(ctx, req, e.In, e.Out, e.Err, sigs)
+	code, err := c.Exec(ctx, req, stream.IO{Stdin: e.In, Stdout: e.Out, Stderr: e.Err, Signals: sigs, Resizes: resizes})
 	if err != nil {
 		return exitFor(err)
 	}

@@ -3,13 +3,12 @@ package controller
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"sort"
-	"syscall"
 
 	"sandboxdesk/backends"
 	"sandboxdesk/ipc"
+	"sandboxdesk/stream"
 )
 
 // Service answers ipc requests with a Controller. The socket server and
@@ -100,8 +99,9 @@ func (s *Service) remove(ctx context.Context, r ipc.RemoveRequest) (ipc.RemoveRe
 }
 
 // Exec runs a command in a sandbox for a client.
-func (s *Service) Exec(ctx context.Context, r ipc.ExecRequest, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan syscall.Signal) (int, error) {
-	return s.C.Exec(ctx, r.Ref, backends.ExecRequest{Args: r.Args, Env: r.Env, Dir: r.Dir, Stdin: stdin, Stdout: stdout, Stderr: stderr, Signals: sigs})
+func (s *Service) Exec(ctx context.Context, r ipc.ExecRequest, cio stream.IO) (int, error) {
+	return s.C.Exec(ctx, r.Ref, backends.ExecRequest{Args: r.Args, Env: r.Env, Dir: r.Dir, TTY: r.TTY,
+		Stdin: cio.Stdin, Stdout: cio.Stdout, Stderr: cio.Stderr, Signals: cio.Signals, Resizes: cio.Resizes})
 }
 
 // Subscribe streams the controller's events.

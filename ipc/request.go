@@ -3,6 +3,8 @@ package ipc
 import (
 	"encoding/json"
 	"reflect"
+
+	"sandboxdesk/stream"
 )
 
 // Request is one of the request types of this package. Each names itself
@@ -62,6 +64,8 @@ type (
 		Args []string `json:"args"`
 		Env  []string `json:"env,omitempty"`
 		Dir  string   `json:"dir,omitempty"`
+		// TTY runs the command on a terminal of this size (shell).
+		TTY *stream.Size `json:"tty,omitempty"`
 	}
 	// SubscribeRequest turns the connection into a stream of Event lines.
 	SubscribeRequest struct{}

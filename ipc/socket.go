@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"sync"
-	"syscall"
 	"time"
 
 	"sandboxdesk/stream"
@@ -31,7 +30,7 @@ const SocketName = "control.sock"
 // handled in two places.
 type Handler interface {
 	Handle(ctx context.Context, req Request) (any, error)
-	Exec(ctx context.Context, req ExecRequest, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan syscall.Signal) (int, error)
+	Exec(ctx context.Context, req ExecRequest, cio stream.IO) (int, error)
 	Subscribe() (<-chan Event, func())
 }
 
@@ -130,7 +129,7 @@ func (s *Server) exec(ctx context.Context, conn net.Conn, br *bufio.Reader, r Ex
 		case <-done:
 		}
 	}()
-	code, err := s.Handler.Exec(ctx, r, sess.Stdin(), sess.Stdout, sess.Stderr, sess.Signals())
+	code, err := s.Handler.Exec(ctx, r, sess.IO())
 	if err != nil {
 		sess.Fail(err.Error())
 		return
@@ -204,7 +203,7 @@ func writeReply(w io.Writer, body any, err error) error {
 // request names.
 type Client interface {
 	Call(ctx context.Context, req Request, out any) error
-	Exec(ctx context.Context, req ExecRequest, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan syscall.Signal) (int, error)
+	Exec(ctx context.Context, req ExecRequest, cio stream.IO) (int, error)
 	Subscribe(ctx context.Context) (<-chan Event, error)
 }
 
@@ -274,14 +273,14 @@ func readReply(ctx context.Context, br *bufio.Reader, out any) error {
 }
 
 // Exec runs a command in a sandbox and streams it.
-func (c *SocketClient) Exec(ctx context.Context, req ExecRequest, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan syscall.Signal) (int, error) {
+func (c *SocketClient) Exec(ctx context.Context, req ExecRequest, cio stream.IO) (int, error) {
 	conn, br, err := c.dial(ctx, req)
 	if err != nil {
 		return -1, err
 	}
 	defer conn.Close()
 	conn.SetDeadline(timeZero)
-	code, err := stream.Attach(ctx, conn, br, stdin, stdout, stderr, sigs)
+	code, err := stream.Attach(ctx, conn, br, cio)
 	var se *stream.StartError
 	if errors.As(err, &se) {
 		return -1, errors.New(se.Message)
@@ -385,8 +384,8 @@ func (l *Local) Call(ctx context.Context, req Request, out any) error {
 }
 
 // Exec runs a command through the handler.
-func (l *Local) Exec(ctx context.Context, req ExecRequest, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan syscall.Signal) (int, error) {
-	return l.h.Exec(ctx, req, stdin, stdout, stderr, sigs)
+func (l *Local) Exec(ctx context.Context, req ExecRequest, cio stream.IO) (int, error) {
+	return l.h.Exec(ctx, req, cio)
 }
 
 // Subscribe streams the handler's events until ctx ends.

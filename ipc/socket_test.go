@@ -10,9 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"sandboxdesk/stream"
 )
 
 // echoHandler is a small real Handler: list answers with one sandbox per
@@ -34,7 +35,7 @@ func (h *echoHandler) Handle(ctx context.Context, req Request) (any, error) {
 	return Empty{}, nil
 }
 
-func (h *echoHandler) Exec(ctx context.Context, r ExecRequest, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan syscall.Signal) (int, error) {
+func (h *echoHandler) Exec(ctx context.Context, r ExecRequest, cio stream.IO) (int, error) {
 	if r.Args[0] == "hang" {
 		<-ctx.Done()
 		close(h.canceled)
@@ -43,7 +44,7 @@ func (h *echoHandler) Exec(ctx context.Context, r ExecRequest, stdin io.Reader, 
 	if r.Args[0] == "fail" {
 		return -1, errors.New("no such sandbox")
 	}
-	io.Copy(stdout, stdin)
+	io.Copy(cio.Stdout, cio.Stdin)
 	var code int
 	fmt.Sscan(r.Args[0], &code)
 	return code, nil
@@ -100,11 +101,11 @@ func TestCallOverALongPath(t *testing.T) {
 func TestExecStreams(t *testing.T) {
 	c, _ := serve(t)
 	var out strings.Builder
-	code, err := c.Exec(t.Context(), ExecRequest{Ref: Ref{Name: "w"}, Args: []string{"7"}}, strings.NewReader("echoed"), &out, io.Discard, nil)
+	code, err := c.Exec(t.Context(), ExecRequest{Ref: Ref{Name: "w"}, Args: []string{"7"}}, stream.IO{Stdin: strings.NewReader("echoed"), Stdout: &out})
 	if err != nil || code != 7 || out.String() != "echoed" {
 		t.Errorf("exec: %d, %v, %q", code, err, out.String())
 	}
-	if _, err := c.Exec(t.Context(), ExecRequest{Args: []string{"fail"}}, nil, io.Discard, io.Discard, nil); err == nil || err.Error() != "no such sandbox" {
+	if _, err := c.Exec(t.Context(), ExecRequest{Args: []string{"fail"}}, stream.IO{}); err == nil || err.Error() != "no such sandbox" {
 		t.Errorf("a failed exec: %v", err)
 	}
 }
@@ -113,7 +114,7 @@ func TestClientGoneMidExecCancels(t *testing.T) {
 	c, h := serve(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-	c.Exec(ctx, ExecRequest{Args: []string{"hang"}}, nil, io.Discard, io.Discard, nil)
+	c.Exec(ctx, ExecRequest{Args: []string{"hang"}}, stream.IO{})
 	select {
 	case <-h.canceled:
 	case <-time.After(10 * time.Second):

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"sync"
-	"syscall"
 )
 
 // StartError is a command the far side could not start (not found, not
@@ -22,7 +21,8 @@ func (e *StartError) Error() string { return e.Message }
 // been sent on conn: it sends stdin and signals, writes the command's
 // output, and returns its exit status. When ctx ends, conn is closed and
 // the far side cleans up.
-func Attach(ctx context.Context, conn net.Conn, br *bufio.Reader, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan syscall.Signal) (int, error) {
+func Attach(ctx context.Context, conn net.Conn, br *bufio.Reader, cio IO) (int, error) {
+	stdin, stdout, stderr := cio.Stdin, cio.Stdout, cio.Stderr
 	var mu sync.Mutex
 	send := func(typ byte, payload []byte) error {
 		mu.Lock()
@@ -40,8 +40,10 @@ func Attach(ctx context.Context, conn net.Conn, br *bufio.Reader, stdin io.Reade
 	go func() {
 		for {
 			select {
-			case sig := <-sigs:
+			case sig := <-cio.Signals:
 				send(Signal, []byte{byte(sig)})
+			case sz := <-cio.Resizes:
+				send(Resize, []byte{byte(sz.Rows >> 8), byte(sz.Rows), byte(sz.Cols >> 8), byte(sz.Cols)})
 			case <-ctx.Done():
 				conn.Close()
 				return

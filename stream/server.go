@@ -13,6 +13,7 @@ type Session struct {
 	w       io.Writer
 	stdin   *io.PipeReader
 	signals chan syscall.Signal
+	resizes chan Size
 	gone    chan struct{}
 	Stdout  io.Writer
 	Stderr  io.Writer
@@ -21,7 +22,7 @@ type Session struct {
 // Serve starts reading the client's frames from r; output goes to w.
 func Serve(r io.Reader, w io.Writer) *Session {
 	pr, pw := io.Pipe()
-	s := &Session{w: w, stdin: pr, signals: make(chan syscall.Signal, 8), gone: make(chan struct{})}
+	s := &Session{w: w, stdin: pr, signals: make(chan syscall.Signal, 8), resizes: make(chan Size, 8), gone: make(chan struct{})}
 	s.Stdout = &Writer{Mu: &s.mu, W: w, Typ: Stdout}
 	s.Stderr = &Writer{Mu: &s.mu, W: w, Typ: Stderr}
 	go func() {
@@ -40,6 +41,13 @@ func Serve(r io.Reader, w io.Writer) *Session {
 				}
 			case StdinClose:
 				pw.Close()
+			case Resize:
+				if len(payload) == 4 {
+					select {
+					case s.resizes <- Size{Rows: uint16(payload[0])<<8 | uint16(payload[1]), Cols: uint16(payload[2])<<8 | uint16(payload[3])}:
+					default:
+					}
+				}
 			case Signal:
 				if len(payload) == 1 {
 					select {
@@ -58,6 +66,14 @@ func (s *Session) Stdin() io.Reader { return s.stdin }
 
 // Signals are the signals the client asked to send.
 func (s *Session) Signals() <-chan syscall.Signal { return s.signals }
+
+// Resizes are the client's terminal size changes.
+func (s *Session) Resizes() <-chan Size { return s.resizes }
+
+// IO is the session as the command sees it.
+func (s *Session) IO() IO {
+	return IO{Stdin: s.stdin, Stdout: s.Stdout, Stderr: s.Stderr, Signals: s.signals, Resizes: s.resizes}
+}
 
 // Gone is closed when the client has gone away (or finished sending).
 func (s *Session) Gone() <-chan struct{} { return s.gone }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"syscall"
 )
 
 // Frame types.
@@ -24,6 +25,18 @@ const (
 	Error      byte = 6 // server -> client: the command could not start
 	Resize     byte = 7 // client -> server: payload rows, cols (2 bytes each)
 )
+
+// Size is a terminal's size.
+type Size struct{ Rows, Cols uint16 }
+
+// IO is a command's streams as one side of a connection sees them.
+type IO struct {
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Signals <-chan syscall.Signal
+	Resizes <-chan Size // a terminal's new size (exec on a pty)
+}
 
 // MaxFrame bounds one frame's payload; a larger length is a broken peer.
 const MaxFrame = 1 << 20

@@ -6,13 +6,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"sandboxdesk/stream"
 )
 
 func serve(t *testing.T) Dialer {
@@ -62,7 +63,7 @@ func TestExec(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer
-		code, err := Exec(t.Context(), dial, Request{Args: tt.args}, strings.NewReader(tt.stdin), &out, &errb, nil)
+		code, err := Exec(t.Context(), dial, Request{Args: tt.args}, stream.IO{Stdin: strings.NewReader(tt.stdin), Stdout: &out, Stderr: &errb})
 		if err != nil {
 			t.Fatalf("%v: %v", tt.args, err)
 		}
@@ -74,7 +75,7 @@ func TestExec(t *testing.T) {
 
 func TestExecNotFound(t *testing.T) {
 	dial := serve(t)
-	_, err := Exec(t.Context(), dial, Request{Args: []string{"/no/such/program"}}, nil, nil, nil, nil)
+	_, err := Exec(t.Context(), dial, Request{Args: []string{"/no/such/program"}}, stream.IO{})
 	var se *StartError
 	if err == nil || !asStartError(err, &se) {
 		t.Errorf("exec of a missing program: %v", err)
@@ -90,7 +91,7 @@ func asStartError(err error, se **StartError) bool {
 func TestLargeOutputIntact(t *testing.T) {
 	dial := serve(t)
 	h := sha256.New()
-	code, err := Exec(t.Context(), dial, Request{Args: []string{"sh", "-c", "head -c 33554432 /dev/zero | tr '\\0' x"}}, nil, h, nil, nil)
+	code, err := Exec(t.Context(), dial, Request{Args: []string{"sh", "-c", "head -c 33554432 /dev/zero | tr '\\0' x"}}, stream.IO{Stdout: h})
 	if err != nil || code != 0 {
 		t.Fatal(code, err)
 	}
@@ -107,7 +108,7 @@ func TestDisconnectKillsTheCommand(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() {
-		Exec(ctx, dial, Request{Args: []string{"sh", "-c", "echo $$ > " + marker + "; exec sleep 60"}}, nil, io.Discard, io.Discard, nil)
+		Exec(ctx, dial, Request{Args: []string{"sh", "-c", "echo $$ > " + marker + "; exec sleep 60"}}, stream.IO{})
 		close(done)
 	}()
 	var pid string
@@ -137,5 +138,20 @@ func TestPing(t *testing.T) {
 	}
 	if _, err := Call(t.Context(), dial, Request{Op: "dance"}); err == nil {
 		t.Error("unknown op accepted")
+	}
+}
+
+func TestExecOnATerminal(t *testing.T) {
+	dial := serve(t)
+	var out bytes.Buffer
+	resizes := make(chan stream.Size, 1)
+	resizes <- stream.Size{Rows: 50, Cols: 132}
+	code, err := Exec(t.Context(), dial, Request{Args: []string{"sh", "-c", "sleep 0.2; tty; stty size"}, TTY: &stream.Size{Rows: 24, Cols: 80}},
+		stream.IO{Stdin: strings.NewReader(""), Stdout: &out, Resizes: resizes})
+	if err != nil || code != 0 {
+		t.Fatalf("exec on a terminal: %d, %v, %q", code, err, out.String())
+	}
+	if !strings.Contains(out.String(), "/dev/pts/") || !strings.Contains(out.String(), "50 132") {
+		t.Errorf("on a terminal of 50x132: %q", out.String())
 	}
 }

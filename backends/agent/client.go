@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net"
-	"syscall"
 
 	"sandboxdesk/stream"
 )
@@ -20,7 +19,7 @@ type StartError = stream.StartError
 // Exec runs req in the sandbox behind dial, streaming stdin to it and its
 // output back, and returns its exit status. Signals sent on sigs reach the
 // command's process group; when ctx ends the command is killed.
-func Exec(ctx context.Context, dial Dialer, req Request, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan syscall.Signal) (int, error) {
+func Exec(ctx context.Context, dial Dialer, req Request, cio stream.IO) (int, error) {
 	conn, err := dial(ctx)
 	if err != nil {
 		return -1, err
@@ -29,7 +28,7 @@ func Exec(ctx context.Context, dial Dialer, req Request, stdin io.Reader, stdout
 	if err := sendRequest(conn, req); err != nil {
 		return -1, err
 	}
-	return stream.Attach(ctx, conn, nil, stdin, stdout, stderr, sigs)
+	return stream.Attach(ctx, conn, nil, cio)
 }
 
 func sendRequest(conn net.Conn, req Request) error {

@@ -13,6 +13,8 @@
 // and signals one way, stdout, stderr and one exit status the other.
 package agent
 
+import "sandboxdesk/stream"
+
 // Command is the first argument that turns the sandboxdesk binary (or a
 // test binary) into the agent: "sandboxdesk __sandboxdesk_agent SOCKET".
 const Command = "__sandboxdesk_agent"
@@ -26,4 +28,6 @@ type Request struct {
 	Env     []string `json:"env,omitempty"`
 	Dir     string   `json:"dir,omitempty"`
 	GraceMs int64    `json:"graceMs,omitempty"`
+	// TTY runs the command on a pseudo-terminal of this size.
+	TTY *stream.Size `json:"tty,omitempty"`
 }

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/creack/pty"
+
 	"sandboxdesk/stream"
 )
 
@@ -76,22 +78,36 @@ func (s *Server) exec(conn net.Conn, br *bufio.Reader, req Request) {
 	cmd := exec.Command(req.Args[0], req.Args[1:]...)
 	cmd.Env = append(append([]string(nil), s.Env...), req.Env...)
 	cmd.Dir = req.Dir
-	// its own process group, so a signal reaches the whole command line
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = sess.Stdin(), sess.Stdout, sess.Stderr
-	// a background process keeps the output pipes open; the command is
-	// done when its own process exits, as with "docker exec"
-	cmd.WaitDelay = 100 * time.Millisecond
-	if err := cmd.Start(); err != nil {
+	var ptmx *os.File
+	var err error
+	if req.TTY != nil {
+		// a session of its own with the terminal as its controlling one
+		ptmx, err = startOnTerminal(cmd, sess, *req.TTY)
+	} else {
+		// its own process group, so a signal reaches the whole command line
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = sess.Stdin(), sess.Stdout, sess.Stderr
+		// a background process keeps the output pipes open; the command is
+		// done when its own process exits, as with "docker exec"
+		cmd.WaitDelay = 100 * time.Millisecond
+		err = cmd.Start()
+	}
+	if err != nil {
 		sess.Fail(err.Error())
 		return
 	}
 	exited := make(chan struct{})
+	relayed := make(chan struct{})
 	go func() {
+		defer close(relayed)
 		for {
 			select {
 			case sig := <-sess.Signals():
 				syscall.Kill(-cmd.Process.Pid, sig)
+			case sz := <-sess.Resizes():
+				if ptmx != nil {
+					pty.Setsize(ptmx, &pty.Winsize{Rows: sz.Rows, Cols: sz.Cols})
+				}
 			case <-sess.Gone():
 				select {
 				case <-exited:
@@ -105,8 +121,12 @@ func (s *Server) exec(conn net.Conn, br *bufio.Reader, req Request) {
 			}
 		}
 	}()
-	err := cmd.Wait()
+	err = cmd.Wait()
 	close(exited)
+	<-relayed // no resize may touch the terminal once it is closed
+	if ptmx != nil {
+		finishTerminal(ptmx)
+	}
 	code := 0
 	var exit *exec.ExitError
 	switch {
@@ -121,6 +141,25 @@ func (s *Server) exec(conn net.Conn, br *bufio.Reader, req Request) {
 	sess.Exit(code)
 	// let the client read the exit before the close
 	conn.(interface{ CloseWrite() error }).CloseWrite()
+}
+
+// startOnTerminal starts cmd on a new pseudo-terminal and copies between
+// it and the session.
+func startOnTerminal(cmd *exec.Cmd, sess *stream.Session, size stream.Size) (*os.File, error) {
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: size.Rows, Cols: size.Cols})
+	if err != nil {
+		return nil, err
+	}
+	go io.Copy(ptmx, sess.Stdin())
+	go io.Copy(sess.Stdout, ptmx)
+	return ptmx, nil
+}
+
+// finishTerminal lets the last output through, then closes the terminal
+// (a background process may hold it open forever).
+func finishTerminal(ptmx *os.File) {
+	time.Sleep(50 * time.Millisecond)
+	ptmx.Close()
 }
 
 // terminateAll asks every process this user may signal to end, waits up

@@ -17,6 +17,7 @@ import (
 
 	"sandboxdesk/backends"
 	"sandboxdesk/backends/agent"
+	"sandboxdesk/stream"
 )
 
 // Name is the backend's name in requests and records.
@@ -377,8 +378,8 @@ func (b *Backend) Exec(ctx context.Context, id string, req backends.ExecRequest)
 	if !ok {
 		return -1, backends.ErrNotRunning
 	}
-	code, err := agent.Exec(ctx, b.dialer(sb.stateDir), agent.Request{Args: req.Args, Env: req.Env, Dir: req.Dir},
-		req.Stdin, req.Stdout, req.Stderr, req.Signals)
+	code, err := agent.Exec(ctx, b.dialer(sb.stateDir), agent.Request{Args: req.Args, Env: req.Env, Dir: req.Dir, TTY: req.TTY},
+		stream.IO{Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr, Signals: req.Signals, Resizes: req.Resizes})
 	var se *agent.StartError
 	if errors.As(err, &se) {
 		// as a shell reports a command it cannot run
