@@ -48,15 +48,18 @@ func (e *env) connect(ctx context.Context) (ipc.Client, error) {
 		select {
 		case <-exited:
 			// another CLI may have started one at the same moment: ours
-			// lost the root's lock and left, theirs answers
-			if answers(ctx, c) {
-				return c, nil
+			// lost the root's lock and left, and theirs is about to answer
+			exited = nil
+			if d := time.Now().Add(10 * time.Second); d.Before(deadline) {
+				deadline = d
 			}
-			return nil, ipc.Errorf(ipc.ErrUnavailable, "the controller for %s did not start: %s", root, lastLine(logPath))
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
+	}
+	if exited == nil {
+		return nil, ipc.Errorf(ipc.ErrUnavailable, "the controller for %s did not start: %s", root, lastLine(logPath))
 	}
 	return nil, ipc.Errorf(ipc.ErrUnavailable, "the controller for %s did not answer within %v (see %s)", root, startWait, logPath)
 }

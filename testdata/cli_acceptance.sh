@@ -69,6 +69,21 @@ err=$(sd create "Bad Name" 2>&1 >/dev/null); code=$?
 check "bad name status" "$code" "2"
 check "bad name lines" "$(printf '%s\n' "$err" | wc -l | tr -d ' ')" "1"
 
+# a second controller on a held root refuses, naming the holder
+err=$(sd serve 2>&1); code=$?
+check "second serve status" "$code" "1"
+case $err in *"in use by sandboxdesk pid"*) ok ;; *) fail "second serve said '$err'" ;; esac
+
+# two CLIs on a fresh root, both starting a controller: one wins, both work
+ROOT2=$(mktemp -d)
+"$BIN" --root "$ROOT2" create pair --json >"$ROOT2.a" 2>/dev/null &
+"$BIN" --root "$ROOT2" create pair --json >"$ROOT2.b" 2>/dev/null &
+wait
+check "concurrent creates on a fresh root" "$(field id <"$ROOT2.a")" "$(field id <"$ROOT2.b")"
+[ -n "$(field id <"$ROOT2.a")" ] && ok || fail "no sandbox from concurrent creates on a fresh root"
+"$BIN" --root "$ROOT2" quit >/dev/null 2>&1
+rm -rf "$ROOT2" "$ROOT2.a" "$ROOT2.b"
+
 # quit stops the sandboxes: no bwrap of this root is left
 sd quit >/dev/null
 check "quit status" "$?" "0"

@@ -99,14 +99,14 @@ func (b *Backend) installAgent(src string) (string, error) {
 	}
 	os.Chmod(b.root, 0o711) // traversable, not listable, for the sandbox user
 	dst := filepath.Join(dir, "sandboxdesk-agent")
-	tmp := dst + ".tmp"
-	os.Remove(tmp)
 	in, err := os.Open(src)
 	if err != nil {
 		return "", fmt.Errorf("install agent: %w", err)
 	}
 	defer in.Close()
-	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	// a file of its own, renamed into place: two controllers starting on
+	// one root at once (only one will keep it) never see half a binary
+	out, err := os.CreateTemp(dir, ".agent-*")
 	if err != nil {
 		return "", fmt.Errorf("install agent: %w", err)
 	}
@@ -115,9 +115,13 @@ func (b *Backend) installAgent(src string) (string, error) {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, dst)
+		err = os.Chmod(out.Name(), 0o755)
+	}
+	if err == nil {
+		err = os.Rename(out.Name(), dst)
 	}
 	if err != nil {
+		os.Remove(out.Name())
 		return "", fmt.Errorf("install agent: %w", err)
 	}
 	return dst, nil
