@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/widget"
 
 	"sandboxdesk/assets"
 	"sandboxdesk/controller"
@@ -35,26 +36,23 @@ func runDesktop(rootFlag string) int {
 
 	a := app.NewWithID(appID)
 	a.SetIcon(assets.Icon)
-	w := a.NewWindow("sandboxdesk")
-
 	client, served, err := connect(ctx, root, log)
 	if err != nil {
-		log.Error("no controller", "root", root, "err", err)
+		w := a.NewWindow("sandboxdesk")
+		w.SetContent(widget.NewLabel("sandboxdesk cannot run sandboxes here: " + err.Error()))
+		w.Resize(fyne.NewSize(640, 120))
+		w.ShowAndRun()
+		return 1
 	}
-	o := ui.NewOverview(ui.ClientPlanner{Client: client})
-	if client == nil {
-		o = ui.NewOverview(failing{err})
-	}
-	w.SetContent(o.Content())
-	w.Resize(fyne.NewSize(640, 260))
-	go o.Refresh(ctx)
+	u := ui.New(a, client, root)
+	go u.Run(ctx)
 	if served != nil {
 		go func() {
 			<-served // a client asked the controller to quit
 			fyne.Do(a.Quit)
 		}()
 	}
-	w.ShowAndRun()
+	u.Window().ShowAndRun()
 	cancel()
 	if served != nil {
 		<-served // the controller stops its sandboxes before the app exits
@@ -83,9 +81,3 @@ func connect(ctx context.Context, root string, log *slog.Logger) (ipc.Client, <-
 	}()
 	return ipc.NewLocal(ctx, &controller.Service{C: c}), served, nil
 }
-
-// failing answers every question with the reason there is no controller.
-type failing struct{ err error }
-
-func (f failing) Defaults(context.Context) (ipc.Defaults, error) { return ipc.Defaults{}, f.err }
-func (f failing) Capacity(context.Context) (ipc.Capacity, error) { return ipc.Capacity{}, f.err }

@@ -55,6 +55,8 @@ func (s *Service) Handle(ctx context.Context, req ipc.Request) (any, error) {
 		return c.ImportImage(ctx, r.Name, r.File)
 	case ipc.RemoveImageRequest:
 		return c.RemoveImage(ctx, r.Name)
+	case ipc.RangesRequest:
+		return c.RangesOf(ctx, r.Backend)
 	case ipc.StatusRequest:
 		return ipc.Status{Pid: os.Getpid(), Root: c.root}, nil
 	case ipc.QuitRequest:
@@ -160,4 +162,31 @@ func (c *Controller) RemoveImage(ctx context.Context, name string) (ipc.RemoveRe
 		return ipc.RemoveReply{Removed: []string{name}}, nil
 	}
 	return ipc.RemoveReply{Removed: []string{}, Missing: []string{name}}, nil
+}
+
+// RangesOf reports the fixed ranges and the images of a backend ("" for
+// the default one).
+func (c *Controller) RangesOf(ctx context.Context, backend string) (ipc.Ranges, error) {
+	if backend == "" {
+		backend = c.defBack
+	}
+	b, ok := c.backends[backend]
+	if !ok {
+		return ipc.Ranges{}, ipc.Errorf(ipc.ErrInvalid, "unknown backend %q", backend)
+	}
+	caps := b.Capabilities()
+	rng, err := RangesFor(caps.Kind)
+	if err != nil {
+		return ipc.Ranges{}, err
+	}
+	imgs, err := b.Images(ctx)
+	if err != nil {
+		return ipc.Ranges{}, ipc.Errorf(ipc.ErrUnavailable, "list images: %w", err)
+	}
+	out := ipc.Ranges{Backend: backend, VM: caps.Kind == backends.KindVM,
+		MemoryMiB: ipc.Range(rng.MemoryMiB), CPUs: ipc.Range(rng.CPUs), DiskMiB: ipc.Range(rng.DiskMiB), Images: []string{}}
+	for _, img := range imgs {
+		out.Images = append(out.Images, img.Name)
+	}
+	return out, nil
 }

@@ -69,6 +69,10 @@ type (
 	}
 	// SubscribeRequest turns the connection into a stream of Event lines.
 	SubscribeRequest struct{}
+	// RangesRequest -> Ranges, for a backend ("" for the default one).
+	RangesRequest struct {
+		Backend string `json:"backend,omitempty"`
+	}
 )
 
 func (CreateRequest) Kind() string           { return "create" }
@@ -88,6 +92,7 @@ func (QuitRequest) Kind() string             { return "quit" }
 func (StatusRequest) Kind() string           { return "status" }
 func (ExecRequest) Kind() string             { return "exec" }
 func (SubscribeRequest) Kind() string        { return "subscribe" }
+func (RangesRequest) Kind() string           { return "ranges" }
 
 // newRequest makes an empty request of a kind, for decoding.
 var newRequest = map[string]func() Request{
@@ -108,6 +113,7 @@ var newRequest = map[string]func() Request{
 	"status":           func() Request { return &StatusRequest{} },
 	"exec":             func() Request { return &ExecRequest{} },
 	"subscribe":        func() Request { return &SubscribeRequest{} },
+	"ranges":           func() Request { return &RangesRequest{} },
 }
 
 // Replies that are not defined elsewhere.
@@ -131,6 +137,21 @@ type (
 	}
 	// Empty is the reply with nothing to say.
 	Empty struct{}
+	// Range is an inclusive range of whole numbers.
+	Range struct {
+		Min int64 `json:"min"`
+		Max int64 `json:"max"`
+	}
+	// Ranges are the values a person may type for a sandbox of a backend,
+	// and the backend's images: what the Add dialog validates against.
+	Ranges struct {
+		Backend   string   `json:"backend"`
+		VM        bool     `json:"vm"` // memory is reserved, not a limit
+		MemoryMiB Range    `json:"memoryMiB"`
+		CPUs      Range    `json:"cpus"`
+		DiskMiB   Range    `json:"diskMiB"`
+		Images    []string `json:"images"`
+	}
 )
 
 // envelope is one request line on the socket.
