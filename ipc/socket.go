@@ -107,12 +107,34 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 			s.subscribe(ctx, conn)
 			return
 		default:
-			body, err := s.Handler.Handle(ctx, req)
+			body, err := s.handle(ctx, conn, br, req)
 			if werr := writeReply(conn, body, err); werr != nil {
 				return
 			}
 		}
 	}
+}
+
+// handle answers one request. A client that hangs up while it waits (a
+// create queued for a slot, say) cancels the request: its context ends
+// when the connection closes.
+func (s *Server) handle(ctx context.Context, conn net.Conn, br *bufio.Reader, req Request) (any, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		// Peek waits for the client's next bytes without taking them: an
+		// error other than the deadline below means it is gone
+		if _, err := br.Peek(1); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			cancel()
+		}
+	}()
+	body, err := s.Handler.Handle(ctx, req)
+	conn.SetReadDeadline(time.Now()) // wake the watcher
+	<-watched
+	conn.SetReadDeadline(time.Time{})
+	return body, err
 }
 
 // exec streams one command; a client that goes away mid-command cancels it.

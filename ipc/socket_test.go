@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -28,6 +29,11 @@ func (h *echoHandler) Handle(ctx context.Context, req Request) (any, error) {
 	n := h.calls.Add(1)
 	switch r := req.(type) {
 	case ListRequest:
+		if r.Prefix == "hang" {
+			<-ctx.Done()
+			close(h.canceled)
+			return nil, ctx.Err()
+		}
 		return []Sandbox{{Name: fmt.Sprintf("call-%d", n), Prefix: r.Prefix}}, nil
 	case InspectRequest:
 		return nil, Errorf(ErrNotFound, "no sandbox named %s", r.Name)
@@ -123,6 +129,38 @@ func TestClientGoneMidExecCancels(t *testing.T) {
 	var list []Sandbox
 	if err := c.Call(t.Context(), ListRequest{}, &list); err != nil {
 		t.Errorf("the server stopped serving after a client left: %v", err)
+	}
+}
+
+func TestClientGoneMidCallCancels(t *testing.T) {
+	c, h := serve(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	if err := c.Call(ctx, ListRequest{Prefix: "hang"}, nil); err == nil {
+		t.Fatal("a cancelled call succeeded")
+	}
+	select {
+	case <-h.canceled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler was not cancelled when its client hung up")
+	}
+}
+
+func TestSequentialCallsOnOneConnection(t *testing.T) {
+	c, _ := serve(t)
+	conn, err := dialUnix(t.Context(), c.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	for i := range 3 {
+		line, _ := EncodeRequest(ListRequest{Prefix: "p" + strconv.Itoa(i)})
+		conn.Write(line)
+		reply, err := br.ReadString('\n')
+		if err != nil || !strings.Contains(reply, `"prefix":"p`+strconv.Itoa(i)+`"`) {
+			t.Fatalf("call %d on one connection: %q, %v", i, reply, err)
+		}
 	}
 }
 

@@ -23,13 +23,13 @@ type addDialog struct {
 	u      *App
 	ranges ipc.Ranges
 	form   *widget.Form
-	name   *widget.Entry
+	name   *dialogEntry
 	image  *widget.Select
-	memory *widget.Entry
-	cpus   *widget.Entry
-	disk   *widget.Entry
-	idle   *widget.Entry
-	life   *widget.Entry
+	memory *dialogEntry
+	cpus   *dialogEntry
+	disk   *dialogEntry
+	idle   *dialogEntry
+	life   *dialogEntry
 	hint   *widget.Label
 	create *widget.Button
 	dlg    *dialog.CustomDialog
@@ -52,7 +52,8 @@ func (u *App) showAdd() {
 
 func newAddDialog(u *App, r ipc.Ranges) *addDialog {
 	a := &addDialog{u: u, ranges: r}
-	a.name = widget.NewEntry()
+	entry := func() *dialogEntry { return newDialogEntry(a.close, a.submit) }
+	a.name = entry()
 	a.name.SetPlaceHolder("agent-1")
 	a.name.Validator = validName
 	a.image = widget.NewSelect(r.Images, nil)
@@ -63,9 +64,9 @@ func newAddDialog(u *App, r ipc.Ranges) *addDialog {
 	if r.VM {
 		kind = "for a VM"
 	}
-	a.memory = sizeEntry(r.MemoryMiB, kind)
-	a.disk = sizeEntry(r.DiskMiB, "")
-	a.cpus = widget.NewEntry()
+	a.memory, a.disk, a.cpus, a.idle, a.life = entry(), entry(), entry(), entry(), entry()
+	a.memory.Validator = sizeValidator(r.MemoryMiB, kind)
+	a.disk.Validator = sizeValidator(r.DiskMiB, "")
 	a.cpus.Validator = func(s string) error {
 		if strings.TrimSpace(s) == "" {
 			return nil
@@ -76,7 +77,7 @@ func newAddDialog(u *App, r ipc.Ranges) *addDialog {
 		}
 		return nil
 	}
-	a.idle, a.life = durationEntry(), durationEntry()
+	a.idle.Validator, a.life.Validator = validDuration, validDuration
 	a.idle.SetPlaceHolder("none")
 	a.life.SetPlaceHolder("none")
 	a.hint = widget.NewLabel("")
@@ -103,9 +104,6 @@ func newAddDialog(u *App, r ipc.Ranges) *addDialog {
 			a.create.Enable()
 		}
 	})
-	for _, e := range []*widget.Entry{a.name, a.memory, a.cpus, a.disk, a.idle, a.life} {
-		e.OnSubmitted = func(string) { a.submit() } // Enter creates
-	}
 	content := container.NewVBox(a.form, a.hint)
 	a.dlg = dialog.NewCustomWithoutButtons("Add sandbox", content, u.win)
 	a.dlg.SetButtons([]fyne.CanvasObject{cancel, a.create})
@@ -182,11 +180,10 @@ func (a *addDialog) close() {
 	a.dlg.Hide()
 }
 
-// sizeEntry is a size field validated against a range, with the range in
+// sizeValidator checks a size field against a range, with the range in
 // its message.
-func sizeEntry(r ipc.Range, kind string) *widget.Entry {
-	e := widget.NewEntry()
-	e.Validator = func(s string) error {
+func sizeValidator(r ipc.Range, kind string) func(string) error {
+	return func(s string) error {
 		if strings.TrimSpace(s) == "" {
 			return nil
 		}
@@ -199,20 +196,15 @@ func sizeEntry(r ipc.Range, kind string) *widget.Entry {
 		}
 		return nil
 	}
-	return e
 }
 
-func durationEntry() *widget.Entry {
-	e := widget.NewEntry()
-	e.Validator = func(s string) error {
-		s = strings.TrimSpace(s)
-		if s == "" || s == "none" {
-			return nil
-		}
-		_, err := units.ParseDuration(s)
-		return err
+func validDuration(s string) error {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "none" {
+		return nil
 	}
-	return e
+	_, err := units.ParseDuration(s)
+	return err
 }
 
 func sizeOf(s string) (int64, bool) {

@@ -29,9 +29,9 @@ type settingsDialog struct {
 	u                   *App
 	lim                 ipc.Limits
 	atOnceMode, retMode *widget.RadioGroup
-	atOnce, retained    *widget.Entry
+	atOnce, retained    *dialogEntry
 	memMode             *widget.RadioGroup
-	memory              *widget.Entry
+	memory              *dialogEntry
 	recommendation      *widget.Label
 	useRecommended      *widget.Button
 	dlg                 *dialog.CustomDialog
@@ -63,8 +63,9 @@ func (u *App) showSettings() {
 
 func newSettingsDialog(u *App, lim ipc.Limits, d ipc.Defaults, c ipc.Capacity, r ipc.Ranges) *settingsDialog {
 	s := &settingsDialog{u: u, lim: lim}
-	count := func() *widget.Entry {
-		e := widget.NewEntry()
+	hide := func() { s.dlg.Hide() }
+	count := func() *dialogEntry {
+		e := newDialogEntry(hide, s.save)
 		e.Validator = func(v string) error {
 			if n, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || n < 1 || n > 1000 {
 				return errors.New("1 to 1000")
@@ -79,7 +80,7 @@ func newSettingsDialog(u *App, lim ipc.Limits, d ipc.Defaults, c ipc.Capacity, r
 	s.recommendation = widget.NewLabel(fmt.Sprintf("Recommended: %d at once, %d retained.", lim.Recommended.AtOnce, lim.Recommended.Retained))
 	s.useRecommended = widget.NewButton("Use recommended", s.fillRecommended)
 
-	s.memory = widget.NewEntry()
+	s.memory = newDialogEntry(hide, s.save)
 	s.memory.SetPlaceHolder(units.FormatMiB(d.MemoryMiB))
 	s.memory.Validator = func(v string) error {
 		if s.memMode == nil || s.memMode.Selected != always {
@@ -121,7 +122,7 @@ func newSettingsDialog(u *App, lim ipc.Limits, d ipc.Defaults, c ipc.Capacity, r
 
 // modeGroup is a Recommended/Custom choice that enables its entry only
 // for Custom.
-func modeGroup(entry *widget.Entry, recLabel string, current *int) *widget.RadioGroup {
+func modeGroup(entry *dialogEntry, recLabel string, current *int) *widget.RadioGroup {
 	g := widget.NewRadioGroup([]string{recLabel, custom}, func(v string) {
 		if v == custom {
 			entry.Enable()
@@ -155,7 +156,7 @@ func (s *settingsDialog) limitsRequest() (ipc.SetLimitsRequest, error) {
 		mode  *widget.RadioGroup
 		entry *widget.Entry
 		dst   **int
-	}{{s.atOnceMode, s.atOnce, &req.AtOnce}, {s.retMode, s.retained, &req.Retained}} {
+	}{{s.atOnceMode, &s.atOnce.Entry, &req.AtOnce}, {s.retMode, &s.retained.Entry, &req.Retained}} {
 		if f.mode.Selected != custom {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"sandboxdesk/backends/testvm"
@@ -236,3 +237,22 @@ func TestMainWindowListsAndHeader(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestKeyboard(t *testing.T) {
+	r := newRig(t)
+	a := r.addDialog()
+	test.Type(a.name, "kb")
+	a.name.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) // Enter creates
+	r.eventually("Enter created the sandbox", func() bool {
+		_, err := r.c.Inspect(context.Background(), ipc.Ref{Name: "kb"})
+		return err == nil
+	})
+	b := r.addDialog()
+	if r.u.win.Canvas().Overlays().Top() == nil {
+		t.Fatal("the Add dialog is not showing")
+	}
+	b.memory.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if r.u.win.Canvas().Overlays().Top() != nil {
+		t.Error("Escape did not close the Add dialog")
+	}
+}
