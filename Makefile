@@ -7,7 +7,7 @@ SHARED_TOOLS := ../shared/tools
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: run build deps go-check test fmt-check vet unit crosscheck acceptance bench clean
+.PHONY: run build deps go-check test fmt-check vet unit crosscheck acceptance screenshots bench clean
 
 run: deps build
 	@if [ "$$(uname)" = Linux ] && [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
@@ -51,6 +51,11 @@ crosscheck:
 # acceptance runs the CLI end to end as a user would, from a fresh root.
 acceptance: build
 	sh testdata/cli_acceptance.sh $(BIN)
+
+# screenshots runs the real app under Xvfb and writes PNGs of its screens.
+SCREENSHOTS_DIR ?= docs/screenshots
+screenshots: build
+	sh packaging/screenshots.sh $(BIN) $(SCREENSHOTS_DIR)
 
 bench:
 	@# bubblewrap exec and cold create beside raw bwrap

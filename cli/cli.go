@@ -83,6 +83,7 @@ func init() {
 		"images":   imagesCommand,
 		"serve":    serveCommand,
 		"quit":     quitCommand,
+		"limits":   limitsCommand,
 	}
 }
 

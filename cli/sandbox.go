@@ -283,7 +283,7 @@ func (e *env) showSandbox(sb ipc.Sandbox) error {
 func sandboxRows(list []ipc.Sandbox, now time.Time) [][]string {
 	rows := [][]string{{"NAME", "STATE", "IMAGE", "BACKEND", "MEMORY", "CPUS", "AGE", "ID"}}
 	for _, sb := range list {
-		rows = append(rows, []string{sb.Name, stateWord(sb), sb.Image, sb.Backend, memoryWord(sb), cpusWord(sb.CPUs), age(now.Sub(sb.CreatedAt)), sb.ID})
+		rows = append(rows, []string{sb.Name, stateWord(sb), sb.Image, sb.Backend, memoryWord(sb), cpusWord(sb.CPUs), units.Age(now.Sub(sb.CreatedAt)), sb.ID})
 	}
 	return rows
 }
@@ -352,21 +352,8 @@ func msWord(ms int64) string {
 }
 
 func ago(d time.Duration) string {
-	if a := age(d); a != "now" {
+	if a := units.Age(d); a != "now" {
 		return a + " ago"
 	}
 	return "just now"
-}
-
-// age is a duration as a person glances at it: "now", "5 min", "3 h", "2 d".
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "now"
-	case d < time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + " min"
-	case d < 48*time.Hour:
-		return strconv.Itoa(int(d/time.Hour)) + " h"
-	}
-	return strconv.Itoa(int(d/(24*time.Hour))) + " d"
 }

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"sync"
 
@@ -23,7 +24,7 @@ func (c *Controller) Launch(ctx context.Context, refs []ipc.Ref) error {
 		fulls = append(fulls, full)
 	}
 	sort.Strings(fulls) // a fixed order: two launches never deadlock on names
-	fulls = dedupe(fulls)
+	fulls = slices.Compact(fulls)
 	for _, full := range fulls {
 		unlock, err := c.lockName(ctx, full)
 		if err != nil {
@@ -79,14 +80,4 @@ func (c *Controller) Launch(ctx context.Context, refs []ipc.Ref) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-func dedupe(sorted []string) []string {
-	out := sorted[:0]
-	for i, s := range sorted {
-		if i == 0 || s != sorted[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
 }

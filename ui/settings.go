@@ -95,7 +95,14 @@ func newSettingsDialog(u *App, lim ipc.Limits, d ipc.Defaults, c ipc.Capacity, r
 		}
 		return nil
 	}
-	s.memMode = widget.NewRadioGroup([]string{share, always}, func(string) { s.memory.Validate() })
+	s.memMode = widget.NewRadioGroup([]string{share, always}, func(v string) {
+		if v == always {
+			s.memory.Enable()
+		} else {
+			s.memory.Disable()
+		}
+		s.memory.Validate()
+	})
 	s.memMode.Horizontal = true
 	s.memMode.SetSelected(share)
 

@@ -244,29 +244,16 @@ func rowCells(sb ipc.Sandbox, now time.Time) []string {
 	}
 	idle := "—"
 	if sb.State == ipc.StateRunning && sb.LastUsedAt != nil {
-		idle = span(now.Sub(*sb.LastUsedAt))
+		idle = units.Age(now.Sub(*sb.LastUsedAt))
 	}
-	return []string{sb.Name, stateText(sb), sb.Image, mem, cpus, span(now.Sub(sb.CreatedAt)), idle}
+	return []string{sb.Name, stateText(sb), sb.Image, mem, cpus, units.Age(now.Sub(sb.CreatedAt)), idle}
 }
 
 func stateText(sb ipc.Sandbox) string {
-	marks := map[ipc.State]string{ipc.StateRunning: "● ", ipc.StateStarting: "◌ ", ipc.StateQueued: "⧗ ", ipc.StateStopped: "○ ", ipc.StateBroken: "✕ "}
+	marks := map[ipc.State]string{ipc.StateRunning: "● ", ipc.StateStarting: "◌ ", ipc.StateQueued: "◔ ", ipc.StateStopped: "○ ", ipc.StateBroken: "✕ "}
 	s := marks[sb.State] + string(sb.State)
 	if sb.State == ipc.StateQueued && sb.QueuePosition > 0 {
 		s += " #" + strconv.Itoa(sb.QueuePosition)
 	}
 	return s
-}
-
-// span is a duration as a person glances at it.
-func span(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "now"
-	case d < time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + " min"
-	case d < 48*time.Hour:
-		return strconv.Itoa(int(d/time.Hour)) + " h"
-	}
-	return strconv.Itoa(int(d/(24*time.Hour))) + " d"
 }

@@ -127,3 +127,18 @@ func FuzzParseSize(f *testing.F) {
 		_ = s.String()
 	})
 }
+
+func TestAge(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "now"}, {59 * time.Second, "now"}, {time.Minute, "1 min"}, {59 * time.Minute, "59 min"},
+		{time.Hour, "1 h"}, {47 * time.Hour, "47 h"}, {48 * time.Hour, "2 d"}, {-time.Second, "now"},
+	}
+	for _, tt := range tests {
+		if got := Age(tt.d); got != tt.want {
+			t.Errorf("Age(%v) = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 )
 
@@ -77,7 +78,7 @@ func agentLibs(path string) (interp string, libs []string, err error) {
 	}
 	libs = append(libs, interp)
 	sort.Strings(libs)
-	return interp, dedupe(libs), nil
+	return interp, slices.Compact(libs), nil
 }
 
 func findLib(name string) string {
@@ -88,14 +89,4 @@ func findLib(name string) string {
 		}
 	}
 	return ""
-}
-
-func dedupe(sorted []string) []string {
-	out := sorted[:0]
-	for i, s := range sorted {
-		if i == 0 || s != sorted[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -7,9 +7,10 @@ set -eu
 
 # gcc, pkg-config and the GL/X11 headers: cgo for Fyne and SQLite.
 # bubblewrap: the Linux sandbox backend. xvfb, xauth: a display for tests
-# and screenshots. dbus-x11: a session bus for the tray. imagemagick:
-# screenshots. busybox-static: real root filesystems for image tests.
-PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap xvfb xauth dbus-x11 imagemagick busybox-static ca-certificates git"
+# and screenshots. dbus-x11: a session bus for the tray. imagemagick and
+# xdotool: screenshots. busybox-static: real root filesystems for image
+# tests.
+PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap xvfb xauth dbus-x11 imagemagick xdotool busybox-static ca-certificates git"
 
 if [ "${1:-}" = "--list" ]; then
 	echo "$PACKAGES"
