@@ -184,7 +184,9 @@ func (c *Controller) boot(ctx context.Context, full string) error {
 	if spec.DiskMiB == 0 {
 		spec.DiskMiB = StandardSize.DiskMiB
 	}
+	c.Progress(r.FullName, 0, "starting ("+r.Backend+")")
 	started, err := b.Start(ctx, spec, def)
+	c.Progress(r.FullName, 1, "")
 	if err != nil {
 		return c.failStart(ctx, r, fmt.Errorf("start sandbox %s: %w", r.FullName, err))
 	}

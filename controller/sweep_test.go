@@ -72,12 +72,13 @@ func TestEventsTellStateFromTicks(t *testing.T) {
 	e.c.Stop(t.Context(), ipc.Ref{Name: "w"})
 	e.c.Remove(t.Context(), ipc.Ref{Name: "w"})
 	var got []string
-	for len(got) < 7 {
+	for len(got) < 9 {
 		ev := <-events
 		got = append(got, string(ev.Kind)+":"+string(ev.State))
 	}
 	stop()
-	want := "state:stopped state:starting state:running progress: state:stopping state:stopped state:"
+	// a start ticks too: its progress bar shows "starting" until it runs
+	want := "state:stopped state:starting progress: progress: state:running progress: state:stopping state:stopped state:"
 	if strings.Join(got, " ") != want {
 		t.Errorf("events\n got %s\nwant %s", strings.Join(got, " "), want)
 	}

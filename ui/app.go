@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
 
 	"sandboxdesk/ipc"
 )
@@ -147,10 +150,22 @@ func (u *App) call(title string, req ipc.Request, out any) {
 
 // showError shows the one-line message first, details folded below.
 func (u *App) showError(title string, err error) {
-	fyne.Do(func() {
-		d := dialog.NewError(fmt.Errorf("%s: %w", title, err), u.win)
-		d.Show()
-	})
+	fyne.Do(func() { errorDialog(title, err, u.win).Show() })
+}
+
+// errorDialog is the message as one line, and the details (the whole
+// error, with when it happened) behind a "Details" fold.
+func errorDialog(title string, err error, win fyne.Window) dialog.Dialog {
+	msg := err.Error()
+	line, _, _ := strings.Cut(msg, "\n")
+	head := widget.NewLabel(line)
+	head.Wrapping = fyne.TextWrapWord
+	details := widget.NewLabel(fmt.Sprintf("%s\n\n%s\nat %s", title, msg, time.Now().Format(time.DateTime)))
+	details.Wrapping = fyne.TextWrapWord
+	body := container.NewVBox(head, widget.NewAccordion(widget.NewAccordionItem("Details", details)))
+	d := dialog.NewCustom(title, "Close", body, win)
+	d.Resize(fyne.NewSize(480, 0))
+	return d
 }
 
 // terminalShell opens `sandboxdesk shell NAME` in the user's terminal.

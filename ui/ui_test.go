@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"sandboxdesk/backends/testvm"
 	"sandboxdesk/controller"
@@ -255,4 +256,25 @@ func TestKeyboard(t *testing.T) {
 	if r.u.win.Canvas().Overlays().Top() != nil {
 		t.Error("Escape did not close the Add dialog")
 	}
+}
+
+func TestErrorDialogLeadsWithOneLine(t *testing.T) {
+	r := newRig(t)
+	_, err := r.c.Create(t.Context(), ipc.CreateRequest{Name: "Bad Name"})
+	d := errorDialog("Create Bad Name", err, r.u.win)
+	d.Show()
+	top := r.u.win.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("no dialog")
+	}
+	found := false
+	for _, o := range test.LaidOutObjects(top) {
+		if l, ok := o.(*widget.Label); ok && l.Text == err.Error() {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the dialog does not lead with %q", err)
+	}
+	d.Hide()
 }

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"net/url"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -84,10 +86,11 @@ func newMainView(u *App) *mainView {
 		{"Start", theme.MediaPlayIcon(), m.start},
 		{"Stop", theme.MediaStopIcon(), m.stop},
 		{"Remove…", theme.DeleteIcon(), m.remove},
+		{"Workspace", theme.FolderOpenIcon(), m.openWorkspace},
 	} {
 		m.buttons[b.name] = widget.NewButtonWithIcon(b.name, b.icon, b.fn)
 	}
-	actions := container.NewHBox(m.selected, m.buttons["Open shell"], m.buttons["Start"], m.buttons["Stop"], m.buttons["Remove…"])
+	actions := container.NewBorder(nil, nil, container.NewHBox(m.selected, m.buttons["Open shell"], m.buttons["Start"], m.buttons["Stop"], m.buttons["Remove…"]), m.buttons["Workspace"])
 	m.bar = widget.NewProgressBar()
 	m.barText = widget.NewLabel("")
 	m.barRow = container.NewBorder(nil, nil, m.barText, nil, m.bar)
@@ -154,6 +157,7 @@ func (m *mainView) updateActions() {
 	sb := m.sandboxes[m.pick]
 	m.selected.SetText("selected: " + name)
 	m.buttons["Remove…"].Enable()
+	m.buttons["Workspace"].Enable()
 	if sb.State == ipc.StateRunning {
 		m.buttons["Open shell"].Enable()
 		m.buttons["Stop"].Enable()
@@ -180,6 +184,15 @@ func (m *mainView) stop() {
 func (m *mainView) openShell() {
 	if err := m.u.OpenShell(m.selectedName()); err != nil {
 		m.u.showError("Open a shell", err)
+	}
+}
+
+// openWorkspace shows the sandbox's workspace folder in the system's file
+// manager.
+func (m *mainView) openWorkspace() {
+	ws := m.sandboxes[m.pick].Workspace
+	if err := m.u.fyne.OpenURL(&url.URL{Scheme: "file", Path: filepath.ToSlash(ws)}); err != nil {
+		m.u.showError("Open the workspace", err)
 	}
 }
 
