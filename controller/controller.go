@@ -298,6 +298,12 @@ func (c *Controller) stateEvent(r *record, message string) ipc.Event {
 	return ipc.Event{Time: c.clock.Now(), Kind: ipc.EventState, Sandbox: r.FullName, ID: r.ID, State: r.State, Message: message}
 }
 
+// Notice publishes something clients should know that changes no state
+// ("images changed"); fullName is "" when it is about no sandbox.
+func (c *Controller) Notice(fullName, message string) {
+	c.events.publish(ipc.Event{Time: c.clock.Now(), Kind: ipc.EventNotice, Sandbox: fullName, Message: message})
+}
+
 // Progress publishes a progress tick for a sandbox. Ticks change no state
 // and are not stored.
 func (c *Controller) Progress(fullName string, fraction float64, message string) {

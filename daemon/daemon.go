@@ -47,6 +47,9 @@ func Open(ctx context.Context, root string, log *slog.Logger) (*controller.Contr
 // Serve runs c's socket and sweeps until ctx ends or a client asks it to
 // quit, then stops every sandbox gracefully and closes c.
 func Serve(ctx context.Context, c *controller.Controller, log *slog.Logger) error {
+	if log == nil {
+		log = slog.Default()
+	}
 	ctx, quit := context.WithCancel(ctx)
 	defer quit()
 	l, err := ipc.Listen(ipc.SocketPath(c.Root()))
@@ -55,6 +58,9 @@ func Serve(ctx context.Context, c *controller.Controller, log *slog.Logger) erro
 		return err
 	}
 	go c.RunSweeps(ctx, sweepEvery)
+	if err := watchImages(ctx, c); err != nil {
+		log.Warn("new images will show after a restart", "err", err)
+	}
 	srv := &ipc.Server{Handler: &controller.Service{C: c, Quit: quit}, Log: log}
 	serveErr := srv.Serve(ctx, l)
 	os.Remove(ipc.SocketPath(c.Root()))
