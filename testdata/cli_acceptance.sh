@@ -84,17 +84,34 @@ check "concurrent creates on a fresh root" "$(field id <"$ROOT2.a")" "$(field id
 "$BIN" --root "$ROOT2" quit >/dev/null 2>&1
 rm -rf "$ROOT2" "$ROOT2.a" "$ROOT2.b"
 
+# bwraps_of ROOT counts the bwrap processes of that root's sandboxes
+bwraps_of() {
+	n=0
+	for pid in $(pgrep -x bwrap); do
+		cmdline=$( (tr '\0' ' ' <"/proc/$pid/cmdline") 2>/dev/null) || continue
+		for id in $(ls "$1/sandboxes"); do
+			case $cmdline in *"/sandboxes/$id/"*) n=$((n + 1)) ;; esac
+		done
+	done
+	echo "$n"
+}
+
+# SIGTERM stops `serve` and its sandboxes gracefully
+ROOT3=$(mktemp -d)
+"$BIN" --root "$ROOT3" serve 2>/dev/null &
+spid=$!
+for _ in $(seq 100); do [ -S "$ROOT3/control.sock" ] && break; sleep 0.1; done
+"$BIN" --root "$ROOT3" create t >/dev/null
+kill -TERM "$spid"
+wait "$spid"
+check "serve status after SIGTERM" "$?" "0"
+check "bwrap processes left after SIGTERM" "$(bwraps_of "$ROOT3")" "0"
+rm -rf "$ROOT3"
+
 # quit stops the sandboxes: no bwrap of this root is left
 sd quit >/dev/null
 check "quit status" "$?" "0"
-left=0
-for pid in $(pgrep -x bwrap); do
-	cmdline=$( (tr '\0' ' ' <"/proc/$pid/cmdline") 2>/dev/null) || continue
-	for id in $(ls "$ROOT/sandboxes"); do
-		case $cmdline in *"/sandboxes/$id/"*) left=$((left + 1)) ;; esac
-	done
-done
-check "bwrap processes left after quit" "$left" "0"
+check "bwrap processes left after quit" "$(bwraps_of "$ROOT")" "0"
 # the next controller finds the database consistent: twin is there, stopped
 check "state after quit" "$(sd inspect twin --json 2>/dev/null | field state)" "stopped"
 
