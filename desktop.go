@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
@@ -44,15 +45,18 @@ func runDesktop(rootFlag string) int {
 		w.ShowAndRun()
 		return 1
 	}
-	u := ui.New(a, client, root)
+	u := ui.New(a, client, root, hasTray())
 	go u.Run(ctx)
 	if served != nil {
 		go func() {
 			<-served // a client asked the controller to quit
+			// the window may be closing by itself at the same moment;
+			// Fyne panics when asked to quit a window it already tore down
+			defer func() { recover() }()
 			fyne.Do(a.Quit)
 		}()
 	}
-	u.Window().ShowAndRun()
+	showAndRun(u.Window(), log)
 	cancel()
 	if served != nil {
 		<-served // the controller stops its sandboxes before the app exits
@@ -80,4 +84,25 @@ func connect(ctx context.Context, root string, log *slog.Logger) (ipc.Client, <-
 		}
 	}()
 	return ipc.NewLocal(ctx, &controller.Service{C: c}), served, nil
+}
+
+// showAndRun runs the window until the app quits. A failure in Fyne's
+// teardown (its tray panics at exit when it never reached D-Bus) must not
+// skip the graceful stop of the sandboxes that follows.
+func showAndRun(w fyne.Window, log *slog.Logger) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("the window's teardown failed", "panic", r)
+		}
+	}()
+	w.ShowAndRun()
+}
+
+// hasTray: macOS and Windows always have one; a Linux desktop has a
+// StatusNotifier host only in a D-Bus session.
+func hasTray() bool {
+	if runtime.GOOS != "linux" {
+		return true
+	}
+	return os.Getenv("DBUS_SESSION_BUS_ADDRESS") != ""
 }

@@ -23,6 +23,7 @@ type App struct {
 	fyne   fyne.App
 	client ipc.Client
 	root   string
+	tray   bool
 	win    fyne.Window
 	main   *mainView
 
@@ -41,9 +42,10 @@ type App struct {
 // timeout bounds one request from the UI to the controller.
 const timeout = 30 * time.Second
 
-// New builds the app's main window over a controller client.
-func New(a fyne.App, client ipc.Client, root string) *App {
-	u := &App{fyne: a, client: client, root: root}
+// New builds the app's main window over a controller client. tray says
+// whether the desktop has a system tray to live in.
+func New(a fyne.App, client ipc.Client, root string, tray bool) *App {
+	u := &App{fyne: a, client: client, root: root, tray: tray}
 	u.OpenShell = u.terminalShell
 	u.win = a.NewWindow("sandboxdesk")
 	u.main = newMainView(u)

@@ -16,7 +16,8 @@ const QuickStartName = "default"
 // then closing the window keeps the app running there. Without a tray
 // (a Linux desktop without a StatusNotifier host) the window is the app.
 func (u *App) setupTray() {
-	if _, ok := u.fyne.(desktop.App); !ok {
+	if _, ok := u.fyne.(desktop.App); !ok || !u.tray {
+		u.tray = false
 		return
 	}
 	u.win.SetCloseIntercept(u.win.Hide)
@@ -24,7 +25,7 @@ func (u *App) setupTray() {
 
 // refreshTray rebuilds the tray menu from the sandboxes.
 func (u *App) refreshTray(list []ipc.Sandbox) {
-	if d, ok := u.fyne.(desktop.App); ok {
+	if d, ok := u.fyne.(desktop.App); ok && u.tray {
 		d.SetSystemTrayMenu(u.trayMenu(list))
 	}
 }

@@ -52,7 +52,7 @@ func newRig(t *testing.T) *rig {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { cancel(); c.Close() })
 	r := &rig{t: t, c: c, client: ipc.NewLocal(ctx, &controller.Service{C: c})}
-	r.u = New(a, r.client, root)
+	r.u = New(a, r.client, root, false)
 	r.u.OpenShell = func(name string) error {
 		r.mu.Lock()
 		r.shells = append(r.shells, name)
