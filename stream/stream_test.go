@@ -39,9 +39,10 @@ func TestAttachAndServe(t *testing.T) {
 	go func() {
 		s := Serve(server, server)
 		in := s.IO()
+		// input first: the session's reader waits while input is unread
+		data, _ := io.ReadAll(in.Stdin)
 		sig := <-in.Signals
 		size := <-in.Resizes
-		data, _ := io.ReadAll(in.Stdin)
 		io.WriteString(in.Stdout, string(data)+" "+sig.String())
 		io.WriteString(in.Stderr, "rows "+string(rune('0'+size.Rows)))
 		s.Exit(3)
