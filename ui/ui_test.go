@@ -228,7 +228,7 @@ func TestMainWindowListsAndHeader(t *testing.T) {
 	want := "Memory 4 GiB of 8 GiB reserved  ·  Running 1 of 3 at once  ·  testvm"
 	r.eventually("the header shows the budget", func() bool { return r.u.main.header.Text == want })
 	cells := rowCells(r.u.main.sandboxes[0], time.Now())
-	if cells[0] != "agent-42" || cells[1] != "● running" || cells[3] != "4 GiB" {
+	if cells[0] != "agent-42" || cells[1] != "● running" || cells[2] != "testvm" || cells[4] != "4 GiB" {
 		t.Errorf("row %q", cells)
 	}
 	r.u.main.list.Select(0)

@@ -18,7 +18,7 @@ import (
 )
 
 // columns of the sandbox list.
-var columns = []string{"NAME", "STATE", "IMAGE", "MEMORY", "CPUS", "AGE", "IDLE"}
+var columns = []string{"NAME", "STATE", "BACKEND", "IMAGE", "MEMORY", "CPUS", "AGE", "IDLE"}
 
 // mainView is the main window's content.
 type mainView struct {
@@ -259,7 +259,7 @@ func rowCells(sb ipc.Sandbox, now time.Time) []string {
 	if sb.State == ipc.StateRunning && sb.LastUsedAt != nil {
 		idle = units.Age(now.Sub(*sb.LastUsedAt))
 	}
-	return []string{sb.Name, stateText(sb), sb.Image, mem, cpus, units.Age(now.Sub(sb.CreatedAt)), idle}
+	return []string{sb.Name, stateText(sb), sb.Backend, sb.Image, mem, cpus, units.Age(now.Sub(sb.CreatedAt)), idle}
 }
 
 func stateText(sb ipc.Sandbox) string {
