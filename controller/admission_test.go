@@ -68,15 +68,7 @@ func TestQueueBeyondAtOnce(t *testing.T) {
 	}
 	e.create(ipc.CreateRequest{Name: "a"})
 	e.create(ipc.CreateRequest{Name: "b"})
-	events, stop := e.c.Subscribe()
-	defer stop()
-
-	done := make(chan error, 1)
-	go func() {
-		_, err := e.c.Create(t.Context(), ipc.CreateRequest{Name: "c"})
-		done <- err
-	}()
-	waitFor(t, events, func(ev ipc.Event) bool { return ev.Sandbox == "c" && ev.State == ipc.StateQueued })
+	done := e.createQueued(t.Context(), "c")
 	c, err := e.c.Inspect(t.Context(), ipc.Ref{Name: "c"})
 	if err != nil || c.State != ipc.StateQueued || c.QueuePosition != 1 {
 		t.Fatalf("third start: %+v, %v; want queued #1", c, err)
@@ -140,15 +132,8 @@ func TestCancelledQueuedCreateLeavesNoRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.create(ipc.CreateRequest{Name: "a"})
-	events, stop := e.c.Subscribe()
-	defer stop()
 	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		_, err := e.c.Create(ctx, ipc.CreateRequest{Name: "b"})
-		done <- err
-	}()
-	waitFor(t, events, func(ev ipc.Event) bool { return ev.Sandbox == "b" && ev.State == ipc.StateQueued })
+	done := e.createQueued(ctx, "b")
 	cancel()
 	if err := <-done; err == nil {
 		t.Fatal("cancelled create succeeded")
@@ -175,14 +160,7 @@ func TestStopCallsOffAQueuedStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.create(ipc.CreateRequest{Name: "a"})
-	events, stop := e.c.Subscribe()
-	defer stop()
-	done := make(chan error, 1)
-	go func() {
-		_, err := e.c.Create(t.Context(), ipc.CreateRequest{Name: "b"})
-		done <- err
-	}()
-	waitFor(t, events, func(ev ipc.Event) bool { return ev.Sandbox == "b" && ev.State == ipc.StateQueued })
+	done := e.createQueued(t.Context(), "b")
 	sb, err := e.c.Stop(t.Context(), ipc.Ref{Name: "b"})
 	if err != nil {
 		t.Fatal(err)
@@ -193,6 +171,21 @@ func TestStopCallsOffAQueuedStart(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Error("the called-off create reported success")
 	}
+}
+
+// createQueued starts a create of name that must queue, and returns once
+// it is queued; the channel gives the create's result.
+func (e *env) createQueued(ctx context.Context, name string) <-chan error {
+	e.t.Helper()
+	events, stop := e.c.Subscribe()
+	defer stop()
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.c.Create(ctx, ipc.CreateRequest{Name: name})
+		done <- err
+	}()
+	waitFor(e.t, events, func(ev ipc.Event) bool { return ev.Sandbox == name && ev.State == ipc.StateQueued })
+	return done
 }
 
 // waitFor reads events until one matches, or fails the test.

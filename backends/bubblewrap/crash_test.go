@@ -54,6 +54,20 @@ func runChildController(root string) int {
 
 func ptr[T any](v T) *T { return &v }
 
+// newController is a controller with this backend over a fresh root,
+// stopped gracefully when the test ends.
+func newController(t *testing.T) (*controller.Controller, string) {
+	t.Helper()
+	newRig(t) // skips where bwrap is missing
+	root := t.TempDir()
+	c, err := openController(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Shutdown(context.Background()) })
+	return c, root
+}
+
 func TestControllerKilledSandboxAdopted(t *testing.T) {
 	newRig(t) // skips where bwrap is missing
 	root := t.TempDir()
@@ -101,13 +115,7 @@ func TestControllerKilledSandboxAdopted(t *testing.T) {
 }
 
 func TestOOMReachesControllerEvents(t *testing.T) {
-	newRig(t)
-	root := t.TempDir()
-	c, err := openController(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Shutdown(context.Background())
+	c, _ := newController(t)
 	events, stop := c.Subscribe()
 	defer stop()
 	sb, err := c.Create(t.Context(), ipc.CreateRequest{Name: "hog", MemoryMiB: ptr(int64(256))})
@@ -129,13 +137,7 @@ func TestOOMReachesControllerEvents(t *testing.T) {
 }
 
 func TestRemoveDoesNotFollowSandboxSymlinks(t *testing.T) {
-	newRig(t)
-	root := t.TempDir()
-	c, err := openController(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Shutdown(context.Background())
+	c, root := newController(t)
 	hostFile := filepath.Join(t.TempDir(), "host.txt")
 	os.WriteFile(hostFile, []byte("host data"), 0o644)
 	os.Chmod(filepath.Dir(hostFile), 0o755)
