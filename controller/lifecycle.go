@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"sandboxdesk/backends"
+	"sandboxdesk/host"
 	"sandboxdesk/ipc"
 )
 
@@ -168,7 +169,9 @@ func (c *Controller) boot(ctx context.Context, full string) error {
 	if err != nil {
 		return c.failStart(ctx, r, err)
 	}
-	def, err := c.resolveMemory(ctx)
+	// one measurement serves the memory share and the default CPUs
+	info, merr := c.measure(ctx)
+	def, err := c.resolveMemory(ctx, info, merr)
 	if err != nil && r.MemoryMiB == 0 {
 		return c.failStart(ctx, r, err)
 	}
@@ -179,7 +182,7 @@ func (c *Controller) boot(ctx context.Context, full string) error {
 		Workspace: c.workspace(r.FullName), StateDir: c.stateDir(r.ID),
 	}
 	if spec.CPUs == 0 {
-		spec.CPUs = c.held(ctx).cpus
+		spec.CPUs = heldOn(info, merr).cpus
 	}
 	if spec.DiskMiB == 0 {
 		spec.DiskMiB = StandardSize.DiskMiB
@@ -201,12 +204,12 @@ func (c *Controller) boot(ctx context.Context, full string) error {
 
 // resolveMemory is the default memory for the sandbox being started now:
 // the Settings default if there is one, else the share of the budget with
-// every active sandbox (the starter included) counted.
-func (c *Controller) resolveMemory(ctx context.Context) (int64, error) {
-	if v, ok, err := c.settingInt(ctx, settingDefaultMemory); err != nil || ok {
-		return int64(v), err
+// every active sandbox (the starter included) counted, on the host as
+// measured (info, or the error measuring it gave).
+func (c *Controller) resolveMemory(ctx context.Context, info host.Info, err error) (int64, error) {
+	if v, ok, serr := c.settingInt(ctx, settingDefaultMemory); serr != nil || ok {
+		return int64(v), serr
 	}
-	info, err := c.measure(ctx)
 	if err != nil {
 		return 0, ipc.Errorf(ipc.ErrUnavailable, "cannot measure host memory to share it out (%v); give the sandbox a memory size", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 
+	"sandboxdesk/host"
 	"sandboxdesk/ipc"
 )
 
@@ -156,10 +157,14 @@ func (c *Controller) Capacity(ctx context.Context) (ipc.Capacity, error) {
 	return ipc.Capacity{Host: info, Size: StandardSize, Checkpoints: cp, Recommended: rec}, nil
 }
 
-// held is what a sandbox that names no CPUs or disk gets.
-func (c *Controller) held(ctx context.Context) held {
+// held is what a sandbox that names no CPUs or disk gets on this host.
+func (c *Controller) held(ctx context.Context) held { return heldOn(c.measure(ctx)) }
+
+// heldOn is what a sandbox that names no CPUs or disk gets on a host
+// measured as info (one CPU when the measurement failed).
+func heldOn(info host.Info, err error) held {
 	cores := 1.0
-	if info, err := c.measure(ctx); err == nil {
+	if err == nil {
 		cores = info.Cores()
 	}
 	return held{cpus: DefaultCPUs(cores), diskMiB: StandardSize.DiskMiB}

@@ -32,7 +32,8 @@ type App struct {
 	OpenShell func(name string) error
 
 	mu      sync.Mutex
-	onState []func() // called (on the UI goroutine) after a state change
+	onState map[int]func() // called in the event loop after a state change
+	hookID  int
 
 	// defaultsFetches counts the Add dialog's fetches of the defaults, so
 	// tests can pin that progress ticks cause none.
@@ -45,7 +46,7 @@ const timeout = 30 * time.Second
 // New builds the app's main window over a controller client. tray says
 // whether the desktop has a system tray to live in.
 func New(a fyne.App, client ipc.Client, root string, tray bool) *App {
-	u := &App{fyne: a, client: client, root: root, tray: tray}
+	u := &App{fyne: a, client: client, root: root, tray: tray, onState: map[int]func(){}}
 	u.OpenShell = u.terminalShell
 	u.win = a.NewWindow("sandboxdesk")
 	u.main = newMainView(u)
@@ -90,7 +91,10 @@ func (u *App) handle(ctx context.Context, e ipc.Event) {
 	case ipc.EventState:
 		u.Refresh(ctx)
 		u.mu.Lock()
-		hooks := append([]func(){}, u.onState...)
+		var hooks []func()
+		for _, h := range u.onState {
+			hooks = append(hooks, h)
+		}
 		u.mu.Unlock()
 		for _, h := range hooks {
 			h()
@@ -105,12 +109,13 @@ func (u *App) handle(ctx context.Context, e ipc.Event) {
 func (u *App) onStateChange(fn func()) func() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.onState = append(u.onState, fn)
-	i := len(u.onState) - 1
+	u.hookID++
+	id := u.hookID
+	u.onState[id] = fn
 	return func() {
 		u.mu.Lock()
 		defer u.mu.Unlock()
-		u.onState[i] = func() {}
+		delete(u.onState, id)
 	}
 }
 

@@ -345,14 +345,11 @@ func (b *Backend) kill(sb *sandbox) {
 	}
 }
 
-// Remove stops the sandbox if it runs and deletes its cgroup. Its folders
-// are the controller's to delete.
+// Remove stops the sandbox if it runs; Stop also deletes its cgroup,
+// running or not. Its folders are the controller's to delete.
 func (b *Backend) Remove(ctx context.Context, id string) error {
-	if _, err := b.Stop(ctx, id, 0); err != nil {
-		return err
-	}
-	findCgroup(id).remove()
-	return nil
+	_, err := b.Stop(ctx, id, 0)
+	return err
 }
 
 // Observe lists the sandboxes of this root that have a bwrap on record,
