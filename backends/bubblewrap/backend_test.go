@@ -291,7 +291,8 @@ func bwrapsUnder(root string) int {
 
 // TestSuiteAsUnprivilegedUser runs this package's tests again as an
 // ordinary user (nobody) when the suite runs as root, so both ways of
-// starting bwrap are tested on every run.
+// starting bwrap are tested on every run. Every test named TestHostile...
+// (an escape or hardening check) is among them.
 func TestSuiteAsUnprivilegedUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("not root: this run already is the unprivileged one")
@@ -315,7 +316,7 @@ func TestSuiteAsUnprivilegedUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.CommandContext(t.Context(), "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
-		bin, "-test.run=^Test(BackgroundProcess|SandboxIdentity|NetworkOff|Escapes|MemoryLimit|ObserveAndAdopt)", "-test.v", "-test.count=1")
+		bin, "-test.run=^Test(BackgroundProcess|SandboxIdentity|NetworkOff|Escapes|MemoryLimit|ObserveAndAdopt|Hostile)", "-test.v", "-test.count=1")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SANDBOXDESK_TEST_UNPRIVILEGED=1", "HOME="+dir, "TMPDIR=/tmp")
 	out, err := cmd.CombinedOutput()
