@@ -8,6 +8,7 @@ package backends
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"syscall"
 	"time"
@@ -59,13 +60,39 @@ type Spec struct {
 	MemoryMiB int64
 	CPUs      int
 	DiskMiB   int64
-	Network   bool
+	Network   Network
 
 	// Workspace is the host folder bound at /workspace; it outlives the
 	// sandbox's ID. StateDir is the sandbox's own folder (home, installed
 	// tools), removed with the ID.
 	Workspace string
 	StateDir  string
+}
+
+// Network is how a sandbox reaches the network.
+type Network string
+
+const (
+	// NetworkOn is outbound only: the sandbox has a network of its own
+	// behind a NAT, and cannot reach the host's loopback, its abstract
+	// sockets or another sandbox.
+	NetworkOn Network = "on"
+	// NetworkOff is no network at all: only the sandbox's own loopback.
+	NetworkOff Network = "off"
+	// NetworkHost shares the host's network, loopback services included;
+	// only when a person asks for it.
+	NetworkHost Network = "host"
+)
+
+// ParseNetwork reads a network setting; "" is the default, on.
+func ParseNetwork(s string) (Network, error) {
+	switch n := Network(s); n {
+	case "":
+		return NetworkOn, nil
+	case NetworkOn, NetworkOff, NetworkHost:
+		return n, nil
+	}
+	return "", fmt.Errorf("network %q: use on (outbound only), off (none) or host (the host's own network, loopback included)", s)
 }
 
 // Started is what a backend really did at start.

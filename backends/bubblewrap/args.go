@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"sandboxdesk/backends"
 	"sandboxdesk/backends/agent"
 )
 
@@ -40,6 +41,23 @@ var hostEtc = []string{
 // generatedEtc are the files the backend writes into the sandbox's folder.
 var generatedEtc = []string{"passwd", "group", "hostname", "hosts"}
 
+// resolvConf is written for a sandbox with a network of its own: the host's
+// names a resolver the sandbox cannot reach (127.0.0.53 on its loopback).
+const resolvConf = "resolv.conf"
+
+// natDNS is the NAT's DNS forwarder inside the sandbox's network
+// (slirp4netns's default 10.0.2.0/24).
+const natDNS = "10.0.2.3"
+
+// File descriptors bwrap is started with when the sandbox has a network of
+// its own (the command's ExtraFiles, in this order): bwrap writes the
+// sandbox's pid to the first, and holds the second open as long as the
+// sandbox lives, which is how the NAT helper knows when to end.
+const (
+	infoFD = 3
+	syncFD = 4
+)
+
 // layout is everything that decides a sandbox's bwrap command line.
 type layout struct {
 	Name      string // the hostname
@@ -47,7 +65,7 @@ type layout struct {
 	HostImage bool
 	StateDir  string // the sandbox's own folder on the host
 	Workspace string
-	Network   bool
+	Network   backends.Network
 	// Agent is the agent binary on the host; Interp and Libs are the
 	// dynamic loader and libraries it needs (host paths), empty when it is
 	// static.
@@ -57,6 +75,32 @@ type layout struct {
 	// CgroupProcs are cgroup.procs files the sandbox joins before bwrap
 	// starts, so every process in it is limited.
 	CgroupProcs []string
+}
+
+// natMTU is the sandbox interface's MTU: slirp4netns's largest, which
+// moves a bulk transfer in a few large frames instead of many small ones.
+const natMTU = 65520
+
+// natArgs is the command line that gives the network namespace at
+// /proc/self/fd/<netns> a NAT to the host's network, with slirp the
+// slirp4netns binary. nsenter first joins the user namespace that owns that
+// network namespace (/proc/self/fd/<userns>), where the helper's host user
+// is root and the host's is nobody: that is where slirp4netns can make the
+// sandbox's interface, lock itself in its own mount namespace and drop
+// every capability but binding low ports. (slirp4netns's own --userns-path
+// does not serve: with a namespace given by path, its main process never
+// joins the user namespace and --enable-sandbox fails.) The helper writes
+// to readyFD once the interface is up and ends when exitFD closes, which
+// is when the sandbox's bwrap ends. The host's loopback stays out of reach:
+// 10.0.2.2 does not lead to it.
+func natArgs(slirp string, readyFD, exitFD, userns, netns int) []string {
+	return []string{
+		"nsenter", "--preserve-credentials", "--user=/proc/self/fd/" + strconv.Itoa(userns), "--",
+		slirp, "--configure", "--mtu=" + strconv.Itoa(natMTU), "--disable-host-loopback",
+		"--enable-sandbox", "--enable-seccomp",
+		"--ready-fd=" + strconv.Itoa(readyFD), "--exit-fd=" + strconv.Itoa(exitFD),
+		"--netns-type=path", "/proc/self/fd/" + strconv.Itoa(netns), "tap0",
+	}
 }
 
 // etcEntry is one entry of the image's /etc as the sandbox sees it.
@@ -88,7 +132,11 @@ func bwrapArgs(l layout, img imageLayout) []string {
 		"--cap-drop", "ALL",
 		"--clearenv",
 	}
-	if !l.Network {
+	switch l.Network {
+	case backends.NetworkHost:
+	case backends.NetworkOn:
+		a = append(a, "--unshare-net", "--info-fd", strconv.Itoa(infoFD), "--sync-fd", strconv.Itoa(syncFD))
+	default:
 		a = append(a, "--unshare-net")
 	}
 	for _, kv := range sandboxEnv() {
@@ -109,14 +157,22 @@ func bwrapArgs(l layout, img imageLayout) []string {
 		}
 	}
 	a = append(a, "--tmpfs", "/etc")
+	ownResolver := l.Network != backends.NetworkHost
 	for _, e := range img.etc {
+		if e.name == resolvConf && ownResolver {
+			continue
+		}
 		if e.link != "" {
 			a = append(a, "--symlink", e.link, "/etc/"+e.name)
 		} else {
 			a = append(a, "--ro-bind", filepath.Join(l.ImageRoot, "etc", e.name), "/etc/"+e.name)
 		}
 	}
-	for _, f := range generatedEtc {
+	generated := generatedEtc
+	if ownResolver {
+		generated = append(append([]string(nil), generatedEtc...), resolvConf)
+	}
+	for _, f := range generated {
 		a = append(a, "--ro-bind", filepath.Join(l.StateDir, "etc", f), "/etc/"+f)
 	}
 	a = append(a, "--remount-ro", "/etc")
@@ -199,13 +255,22 @@ func scanImage(root string, host bool) imageLayout {
 	return img
 }
 
-// etcFiles are the generated /etc files for a sandbox named name.
-func etcFiles(name string) map[string]string {
+// etcFiles are the generated /etc files for a sandbox named name. A
+// sandbox with a network of its own asks the NAT's forwarder for names;
+// one with none has no resolver.
+func etcFiles(name string, network backends.Network) map[string]string {
 	u := strconv.Itoa(sandboxUID)
-	return map[string]string{
+	files := map[string]string{
 		"passwd":   "root:x:0:0:root:/root:/bin/sh\n" + sandboxUser + ":x:" + u + ":" + u + ":" + sandboxUser + ":" + homeDir + ":/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
 		"group":    "root:x:0:\n" + sandboxUser + ":x:" + u + ":\nnogroup:x:65534:\n",
 		"hostname": name + "\n",
 		"hosts":    "127.0.0.1\tlocalhost\n127.0.1.1\t" + name + "\n::1\tlocalhost ip6-localhost ip6-loopback\n",
 	}
+	switch network {
+	case backends.NetworkOn:
+		files[resolvConf] = "nameserver " + natDNS + "\n"
+	case backends.NetworkOff:
+		files[resolvConf] = "# no network: no resolver\n"
+	}
+	return files
 }

@@ -32,12 +32,16 @@ type Config struct {
 	Agent string
 	// Bwrap is the bwrap binary; looked up in PATH when empty.
 	Bwrap string
+	// Slirp4netns is the NAT helper for sandboxes with network "on";
+	// looked up in PATH when empty. Without it only "off" and "host" start.
+	Slirp4netns string
 }
 
 // Backend runs sandboxes with bubblewrap.
 type Backend struct {
 	root   string
 	bwrap  string
+	slirp  string // "" when not installed
 	agent  string
 	interp string
 	libs   []string
@@ -59,6 +63,9 @@ type sandbox struct {
 	limitMiB int64
 	oomsSeen int
 	exited   chan struct{} // closed when a bwrap this process started ends; nil when adopted
+	// netExited is closed when a NAT helper this process started ends;
+	// nil when adopted or when the sandbox has none.
+	netExited chan struct{}
 }
 
 // New prepares the backend: it finds bwrap and copies the agent where
@@ -71,6 +78,9 @@ func New(cfg Config) (*Backend, error) {
 		if b.bwrap, err = exec.LookPath("bwrap"); err != nil {
 			return nil, errors.New("bubblewrap is not installed: install the bubblewrap package (apt-get install bubblewrap)")
 		}
+	}
+	if b.slirp = cfg.Slirp4netns; b.slirp == "" {
+		b.slirp, _ = exec.LookPath("slirp4netns")
 	}
 
 	src := cfg.Agent
@@ -195,7 +205,17 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 		Workspace: spec.Workspace, Network: spec.Network, Agent: b.agent, Interp: b.interp, Libs: b.libs,
 		CgroupProcs: cg.procsFiles(),
 	}
-	sb, err := b.spawn(l, scanImage(imageRoot, host))
+	if spec.Network == backends.NetworkOn {
+		err := errNoSlirp
+		if b.slirp != "" {
+			err = b.checkTun()
+		}
+		if err != nil {
+			cg.remove()
+			return backends.Started{}, err
+		}
+	}
+	sb, err := b.spawn(ctx, l, scanImage(imageRoot, host))
 	if err != nil {
 		cg.remove()
 		return backends.Started{}, err
@@ -224,7 +244,7 @@ func (b *Backend) prepare(spec backends.Spec) error {
 	}
 	os.Chmod(filepath.Join(spec.StateDir, "tmp"), 0o1777)
 	os.Chmod(filepath.Join(spec.StateDir, "etc"), 0o755)
-	for name, content := range etcFiles(spec.Name) {
+	for name, content := range etcFiles(spec.Name, spec.Network) {
 		if err := os.WriteFile(filepath.Join(spec.StateDir, "etc", name), []byte(content), 0o644); err != nil {
 			return fmt.Errorf("prepare sandbox /etc: %w", err)
 		}
@@ -302,6 +322,11 @@ func (b *Backend) checkOOM(ctx context.Context, id string, sb *sandbox) {
 func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (backends.Stopped, error) {
 	sb, ok := b.get(id)
 	if !ok {
+		// the sandbox ended on its own; its NAT helper ends with it, but
+		// never outlives a stop
+		if p, ok := readPidFile(b.stateDir(id)); ok {
+			killNAT(&sandbox{pid: p})
+		}
 		findCgroup(id).remove()
 		return backends.Stopped{}, nil
 	}
@@ -333,6 +358,7 @@ func (b *Backend) kill(sb *sandbox) {
 		}
 		syscall.Kill(sb.pid.Pid, syscall.SIGKILL)
 	}
+	defer killNAT(sb)
 	if sb.exited != nil {
 		select {
 		case <-sb.exited:

@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == agent.Command {
 		os.Exit(agent.Main(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == probeCommand {
+		os.Exit(probeMain(os.Args[2:]))
+	}
 	if root := os.Getenv(childRootEnv); root != "" {
 		os.Exit(runChildController(root))
 	}
@@ -68,7 +71,7 @@ func (r *rig) spec(name string) backends.Spec {
 	rand.Read(raw)
 	id := "sb-" + hex.EncodeToString(raw)
 	s := backends.Spec{
-		ID: id, Name: name, Root: r.root, Image: backends.Image{Name: HostImage}, Network: true,
+		ID: id, Name: name, Root: r.root, Image: backends.Image{Name: HostImage}, Network: backends.NetworkOn,
 		Workspace: filepath.Join(r.root, "workspaces", name), StateDir: filepath.Join(r.root, "sandboxes", id),
 	}
 	for _, d := range []string{s.Workspace, s.StateDir} {
@@ -156,7 +159,7 @@ func TestNetworkOff(t *testing.T) {
 	on := r.spec("on")
 	r.start(on, 256)
 	off := r.spec("off")
-	off.Network = false
+	off.Network = backends.NetworkOff
 	r.start(off, 256)
 	_, onDevs := r.sh(on.ID, "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort | tr '\\n' ' '")
 	_, offDevs := r.sh(off.ID, "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort | tr '\\n' ' '")

@@ -18,7 +18,7 @@ import (
 func rawCommand(be *Backend, s backends.Spec) []string {
 	img := scanImage("/", true)
 	l := layout{Name: s.Name, ImageRoot: "/", HostImage: true, StateDir: s.StateDir, Workspace: s.Workspace,
-		Network: true, Agent: be.agent, Interp: be.interp, Libs: be.libs}
+		Network: backends.NetworkOn, Agent: be.agent, Interp: be.interp, Libs: be.libs}
 	cmd := be.command(l, img)
 	i := len(cmd) - 1
 	for cmd[i] != "--" { // the last "--" ends bwrap's own flags
@@ -37,7 +37,7 @@ func newBenchSandbox(b *testing.B) (*Backend, backends.Spec) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := backends.Spec{ID: "sb-bench0000000000", Name: "bench", Root: root, Image: backends.Image{Name: HostImage}, Network: true,
+	s := backends.Spec{ID: "sb-bench0000000000", Name: "bench", Root: root, Image: backends.Image{Name: HostImage}, Network: backends.NetworkOn,
 		Workspace: root + "/workspaces/bench", StateDir: root + "/sandboxes/sb-bench0000000000"}
 	os.MkdirAll(s.Workspace, 0o700)
 	os.MkdirAll(s.StateDir, 0o700)

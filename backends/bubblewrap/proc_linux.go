@@ -59,6 +59,10 @@ func sandboxIDs() ids {
 type pidFile struct {
 	Pid       int    `json:"pid"`
 	StartTime uint64 `json:"startTime"`
+	// NetPid is the sandbox's NAT helper (network "on"), with its start
+	// time; 0 when it has none.
+	NetPid       int    `json:"netPid,omitempty"`
+	NetStartTime uint64 `json:"netStartTime,omitempty"`
 }
 
 func pidPath(stateDir string) string { return filepath.Join(stateDir, "bwrap.pid") }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"sandboxdesk/backends"
 	"sandboxdesk/backends/agent"
 )
 
@@ -71,8 +72,18 @@ func within(dir, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-func (b *Backend) spawn(l layout, img imageLayout) (*sandbox, error) {
+// spawn starts the sandbox's bwrap and, for network "on", its NAT; it
+// returns once the network is up, not yet the agent.
+func (b *Backend) spawn(ctx context.Context, l layout, img imageLayout) (*sandbox, error) {
 	args := b.command(l, img)
+	var nat *natPipes
+	if l.Network == backends.NetworkOn {
+		var err error
+		if nat, err = newNATPipes(); err != nil {
+			return nil, err
+		}
+		defer nat.close()
+	}
 	logf, err := os.OpenFile(filepath.Join(l.StateDir, "bwrap.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
@@ -81,6 +92,9 @@ func (b *Backend) spawn(l layout, img imageLayout) (*sandbox, error) {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = "/"
 	cmd.Stdout, cmd.Stderr = logf, logf
+	if nat != nil {
+		cmd.ExtraFiles = nat.bwrapFiles()
+	}
 	// its own session: the sandbox outlives a controller that is killed,
 	// and the next one adopts it
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -89,7 +103,11 @@ func (b *Backend) spawn(l layout, img imageLayout) (*sandbox, error) {
 		// command); Go makes its mounts private before the script runs
 		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	if nat != nil {
+		nat.closeBwrapEnds()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("start bwrap: %w", err)
 	}
 	st, _ := startTime(cmd.Process.Pid)
@@ -98,6 +116,15 @@ func (b *Backend) spawn(l layout, img imageLayout) (*sandbox, error) {
 	if err := writePidFile(l.StateDir, sb.pid); err != nil {
 		b.kill(sb)
 		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	if nat != nil {
+		if err := b.startNAT(ctx, sb, nat); err != nil {
+			b.kill(sb)
+			if log := bwrapLog(sb.stateDir); log != "" {
+				err = fmt.Errorf("%w (bwrap: %s)", err, log)
+			}
+			return nil, err
+		}
 	}
 	return sb, nil
 }
@@ -115,13 +142,17 @@ func (b *Backend) awaitAgent(ctx context.Context, sb *sandbox) error {
 		}
 		select {
 		case <-sb.exited:
-			log, _ := os.ReadFile(filepath.Join(sb.stateDir, "bwrap.log"))
-			return fmt.Errorf("bwrap exited at start: %s", strings.TrimSpace(string(log)))
+			return fmt.Errorf("bwrap exited at start: %s", bwrapLog(sb.stateDir))
 		case <-ctx.Done():
 			return fmt.Errorf("the sandbox's agent did not answer: %w", ctx.Err())
 		case <-time.After(delay):
 		}
 	}
+}
+
+func bwrapLog(stateDir string) string {
+	log, _ := os.ReadFile(filepath.Join(stateDir, "bwrap.log"))
+	return strings.TrimSpace(string(log))
 }
 
 func (b *Backend) dialer(stateDir string) agent.Dialer {
