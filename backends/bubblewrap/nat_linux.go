@@ -98,6 +98,9 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes) error 
 	if err != nil {
 		return err
 	}
+	if err := awaitIDMaps(ctx, info.ChildPid); err != nil {
+		return err
+	}
 	netns, err := os.Open(fmt.Sprintf("/proc/%d/ns/net", info.ChildPid))
 	if err != nil {
 		return fmt.Errorf("open the sandbox's network namespace: %w", err)
@@ -159,6 +162,27 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes) error 
 		return fmt.Errorf("the sandbox's network did not come up: %w: %s", err, strings.TrimSpace(string(log)))
 	}
 	return nil
+}
+
+// awaitIDMaps waits until the sandbox's user namespace maps its ids.
+// bwrap names the sandbox's pid before it writes the maps; a helper that
+// joined the namespace earlier would have no id in it, and so no power
+// over the sandbox's network namespace. Once the sandbox's own maps are
+// written, those of the namespace that owns its network are too (they
+// come first, or are the same).
+func awaitIDMaps(ctx context.Context, pid int) error {
+	for delay := 100 * time.Microsecond; ; delay = min(delay*2, 10*time.Millisecond) {
+		u, _ := os.ReadFile(fmt.Sprintf("/proc/%d/uid_map", pid))
+		g, _ := os.ReadFile(fmt.Sprintf("/proc/%d/gid_map", pid))
+		if len(u) > 0 && len(g) > 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the sandbox's user namespace was never set up: %w", ctx.Err())
+		case <-time.After(delay):
+		}
+	}
 }
 
 // readInfo reads bwrap's --info-fd JSON; bwrap closes it once written, or

@@ -161,8 +161,12 @@ func hostResolver(t *testing.T) string {
 // the host, here this test's own host: a network namespace on a veth pair.
 func TestHostileNetworkOutbound(t *testing.T) {
 	r := newRig(t)
-	h := newTestNetHost(t)
-	url := h.serveHTTP(t, 8080, 123457)
+	// the root pass makes the test host and hands it to the ordinary
+	// user's pass, which could not make one
+	url := os.Getenv(testHostEnv)
+	if url == "" {
+		url = newTestNetHost(t).serveHTTP(t, 8080, 123457)
+	}
 	s := r.startNet("out", backends.NetworkOn)
 	fetch := "wget -q -O /tmp/got " + url + " && wc -c < /tmp/got"
 	if _, err := os.Stat("/usr/bin/wget"); err != nil {
@@ -176,6 +180,10 @@ func TestHostileNetworkOutbound(t *testing.T) {
 		t.Errorf("network off reached the test host: %q", out)
 	}
 }
+
+// testHostEnv hands the URL of the root pass's test host to the ordinary
+// user's pass; it serves 123457 bytes.
+const testHostEnv = "SANDBOXDESK_TEST_NET_HOST"
 
 // testNetHost is a host of the test's own, reachable from the host's
 // network only: a network namespace joined by a veth pair, on a /30 of
@@ -292,4 +300,16 @@ func TestNetworkOnWithoutSlirp4netns(t *testing.T) {
 		t.Error("a refused start left a bwrap on record")
 	}
 	r.startNet("off", backends.NetworkOff)
+}
+
+// natsUnder counts the live NAT helpers on record for the sandboxes of root.
+func natsUnder(root string) int {
+	ids, _ := os.ReadDir(filepath.Join(root, "sandboxes"))
+	n := 0
+	for _, id := range ids {
+		if p, ok := readPidFile(filepath.Join(root, "sandboxes", id.Name())); ok && p.netAlive() {
+			n++
+		}
+	}
+	return n
 }
