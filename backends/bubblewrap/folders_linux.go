@@ -1,0 +1,143 @@
+package bubblewrap
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"sandboxdesk/backends"
+)
+
+// prepare lays out the sandbox's folder before a start. The folder itself
+// and its etc are the controller's, so nothing the sandbox user does can
+// redirect what the controller writes there (bwrap.log, bwrap.pid, uid,
+// etc/*); home, tmp and run are the sandbox user's. As root it returns
+// how the sandbox runs: its own host uid and, where the kernel can, its
+// workspace idmapped to it.
+func (b *Backend) prepare(ctx context.Context, spec backends.Spec) (*sandboxRun, error) {
+	me := ids{uid: os.Geteuid(), gid: os.Getegid()}
+	var run *sandboxRun
+	user := me
+	if b.asRoot {
+		stateDir, _ := filepath.Abs(spec.StateDir)
+		uid, err := b.uids.acquire(stateDir)
+		if err != nil {
+			return nil, fmt.Errorf("prepare sandbox: %w", err)
+		}
+		user = ids{uid: uid, gid: uid}
+		run = &sandboxRun{user: user}
+	}
+	stateMode := os.FileMode(0o700)
+	if b.asRoot {
+		stateMode = 0o711 // the sandbox user passes through to its own folders
+	}
+	if err := ownFolder(spec.StateDir, me, stateMode); err != nil {
+		return nil, fmt.Errorf("prepare sandbox folder: %w", err)
+	}
+	for _, d := range []struct {
+		name  string
+		owner ids
+		mode  os.FileMode
+	}{{"home", user, 0o700}, {"tmp", user, 0o1777}, {"run", user, 0o700}, {"etc", me, 0o755}} {
+		p := filepath.Join(spec.StateDir, d.name)
+		if err := ownFolder(p, d.owner, d.mode); err != nil {
+			return nil, fmt.Errorf("prepare sandbox folder: %w", err)
+		}
+		if err := ownTree(p, d.owner); err != nil {
+			return nil, fmt.Errorf("prepare sandbox folder: %w", err)
+		}
+	}
+	for name, content := range etcFiles(spec.Name) {
+		if err := replaceFile(filepath.Join(spec.StateDir, "etc", name), []byte(content), 0o644); err != nil {
+			return nil, fmt.Errorf("prepare sandbox /etc: %w", err)
+		}
+	}
+	if run != nil {
+		b.givePerson(ctx, spec, run)
+	}
+	return run, nil
+}
+
+// givePerson keeps a root controller's workspace its person's: the person
+// owns it and may reach it on the host, and the sandbox works in it
+// through an idmapped mount.
+func (b *Backend) givePerson(ctx context.Context, spec backends.Spec, run *sandboxRun) {
+	os.Lchown(spec.Workspace, b.person.uid, b.person.gid)
+	if b.person.uid != 0 {
+		for d := filepath.Dir(spec.Workspace); within(b.root, d); d = filepath.Dir(d) {
+			if err := letPass(d, b.person.uid); err != nil {
+				b.tell(ctx, spec.ID, "the workspace's owner cannot reach it on the host: "+err.Error())
+			}
+			if d == filepath.Clean(b.root) {
+				break
+			}
+		}
+	}
+	tree, err := idmappedTree(spec.Workspace, b.person, run.user)
+	if err != nil {
+		b.tell(ctx, spec.ID, fmt.Sprintf("workspace not idmapped (%v): files made inside belong to host uid %d, not to its owner", err, run.user.uid))
+		return
+	}
+	run.workspace = tree
+}
+
+// ownFolder makes path a real folder (not a link left in its place)
+// owned by owner with mode.
+func ownFolder(path string, owner ids, mode os.FileMode) error {
+	if fi, err := os.Lstat(path); err == nil && !fi.IsDir() {
+		if err := os.Remove(path); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(path, 0o700); err != nil && !os.IsExist(err) {
+		return err
+	}
+	if fi, err := os.Lstat(path); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", path)
+	}
+	if os.Geteuid() == 0 {
+		if err := os.Lchown(path, owner.uid, owner.gid); err != nil {
+			return err
+		}
+	}
+	return os.Chmod(path, mode)
+}
+
+// ownTree gives everything below path to owner when path has just
+// changed hands (a sandbox that got a new host uid, or one made by a
+// version that ran every sandbox as nobody). No link is followed, and no
+// process of the sandbox runs while it starts; nothing else reaches the
+// folder, which is inside the root (0700).
+func ownTree(path string, owner ids) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	if !treeHasOthers(path, owner) {
+		return nil
+	}
+	return filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		return os.Lchown(p, owner.uid, owner.gid)
+	})
+}
+
+// treeHasOthers reports whether a direct entry of path is not owner's: a
+// cheap look that tells a folder handed over only at its top.
+func treeHasOthers(path string, owner ids) bool {
+	entries, _ := os.ReadDir(path)
+	for _, e := range entries {
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != owner.uid {
+			return true
+		}
+	}
+	return false
+}
