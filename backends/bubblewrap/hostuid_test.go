@@ -198,18 +198,39 @@ func TestHostileLinksInTheSandboxFolderAreNotFollowed(t *testing.T) {
 }
 
 func TestHostileWorkspaceBelongsToItsPerson(t *testing.T) {
-	person := os.Geteuid()
-	if person == 0 {
-		person = 4242 // the user who ran sudo
-		t.Setenv("SUDO_UID", strconv.Itoa(person))
-		t.Setenv("SUDO_GID", strconv.Itoa(person))
-	}
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
+	tests := []struct {
+		name   string
+		sudo   string // SUDO_UID and SUDO_GID; "" unset
+		person int
+	}{{name: "the controller's user", person: os.Geteuid()}}
+	if os.Geteuid() == 0 {
+		tests = []struct {
+			name   string
+			sudo   string
+			person int
+		}{{"root run through sudo by uid 4242", "4242", 4242}, {"root itself", "", 0}}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("SUDO_UID", tt.sudo)
+			t.Setenv("SUDO_GID", tt.sudo)
+			workspaceBelongsTo(t, tt.person)
+		})
+	}
+}
+
+func workspaceBelongsTo(t *testing.T, person int) {
 	r := newRig(t)
 	s := r.spec("w")
 	r.start(s, 256)
+	if os.Geteuid() == 0 {
+		if uid := hostUID(t, r, s.ID); uid == person || uid == 65534 {
+			t.Errorf("the sandbox runs as host uid %d, not one of its own", uid)
+		}
+	}
 	passable(t, r.root)
 	home := t.TempDir()
 	os.Chmod(home, 0o777)
