@@ -54,9 +54,10 @@ type Backend struct {
 	checkOnce sync.Once
 	checkErr  error
 
-	mu      sync.Mutex
-	running map[string]*sandbox
-	notify  backends.Notify
+	mu       sync.Mutex
+	running  map[string]*sandbox
+	notify   backends.Notify
+	mappings map[int]*os.File // user namespaces for idmapped workspaces, by sandbox uid
 }
 
 // sandbox is one running sandbox.
@@ -344,6 +345,7 @@ func (b *Backend) kill(sb *sandbox) {
 func (b *Backend) Remove(ctx context.Context, id string) error {
 	_, err := b.Stop(ctx, id, 0)
 	if b.asRoot {
+		b.forgetMapping(b.stateDir(id))
 		b.uids.release(b.stateDir(id))
 	}
 	return err

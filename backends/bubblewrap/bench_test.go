@@ -46,8 +46,10 @@ func newBenchSandbox(b *testing.B) (*Backend, backends.Spec, *sandboxRun) {
 		b.Fatal(err)
 	}
 	if run != nil && run.workspace != nil {
+		// a raw run binds the workspace as it is: the sandbox's uid may use it
 		run.workspace.Close()
-		run.workspace = nil // a raw run binds the workspace as it is
+		run.workspace = nil
+		os.Chmod(s.Workspace, 0o777)
 	}
 	return be, s, run
 }

@@ -19,6 +19,13 @@ import (
 // workspace idmapped to it.
 func (b *Backend) prepare(ctx context.Context, spec backends.Spec) (*sandboxRun, error) {
 	me := ids{uid: os.Geteuid(), gid: os.Getegid()}
+	stateMode := os.FileMode(0o700)
+	if b.asRoot {
+		stateMode = 0o711 // the sandbox user passes through to its own folders
+	}
+	if err := ownFolder(spec.StateDir, me, stateMode); err != nil {
+		return nil, fmt.Errorf("prepare sandbox folder: %w", err)
+	}
 	var run *sandboxRun
 	user := me
 	if b.asRoot {
@@ -29,13 +36,6 @@ func (b *Backend) prepare(ctx context.Context, spec backends.Spec) (*sandboxRun,
 		}
 		user = ids{uid: uid, gid: uid}
 		run = &sandboxRun{user: user}
-	}
-	stateMode := os.FileMode(0o700)
-	if b.asRoot {
-		stateMode = 0o711 // the sandbox user passes through to its own folders
-	}
-	if err := ownFolder(spec.StateDir, me, stateMode); err != nil {
-		return nil, fmt.Errorf("prepare sandbox folder: %w", err)
 	}
 	for _, d := range []struct {
 		name  string
@@ -56,15 +56,18 @@ func (b *Backend) prepare(ctx context.Context, spec backends.Spec) (*sandboxRun,
 		}
 	}
 	if run != nil {
-		b.givePerson(ctx, spec, run)
+		if err := b.givePerson(ctx, spec, run); err != nil {
+			return nil, err
+		}
 	}
 	return run, nil
 }
 
 // givePerson keeps a root controller's workspace its person's: the person
 // owns it and may reach it on the host, and the sandbox works in it
-// through an idmapped mount.
-func (b *Backend) givePerson(ctx context.Context, spec backends.Spec, run *sandboxRun) {
+// through an idmapped mount. Without one the sandbox's own uid could not
+// work in the person's folder at all, so the start fails and says why.
+func (b *Backend) givePerson(ctx context.Context, spec backends.Spec, run *sandboxRun) error {
 	os.Lchown(spec.Workspace, b.person.uid, b.person.gid)
 	if b.person.uid != 0 {
 		for d := filepath.Dir(spec.Workspace); within(b.root, d); d = filepath.Dir(d) {
@@ -76,12 +79,18 @@ func (b *Backend) givePerson(ctx context.Context, spec backends.Spec, run *sandb
 			}
 		}
 	}
-	tree, err := idmappedTree(spec.Workspace, b.person, run.user)
+	userns, err := b.mapping(run.user)
+	var tree *os.File
+	if err == nil {
+		tree, err = idmappedTree(spec.Workspace, userns)
+	}
 	if err != nil {
-		b.tell(ctx, spec.ID, fmt.Sprintf("workspace not idmapped (%v): files made inside belong to host uid %d, not to its owner", err, run.user.uid))
-		return
+		return fmt.Errorf("%w: as root, sandboxdesk maps each sandbox's own host user onto the workspace's owner, "+
+			"which needs idmapped mounts (Linux 5.12 or later, on ext4, xfs, btrfs or tmpfs); "+
+			"run sandboxdesk as the workspace's user instead", err)
 	}
 	run.workspace = tree
+	return nil
 }
 
 // ownFolder makes path a real folder (not a link left in its place)
@@ -140,4 +149,37 @@ func treeHasOthers(path string, owner ids) bool {
 		}
 	}
 	return false
+}
+
+// mapping is the user namespace that maps the person onto the sandbox
+// user, made once per sandbox user while this backend lives.
+func (b *Backend) mapping(user ids) (*os.File, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if f, ok := b.mappings[user.uid]; ok {
+		return f, nil
+	}
+	f, err := mappedUserns(b.person, user)
+	if err != nil {
+		return nil, err
+	}
+	if b.mappings == nil {
+		b.mappings = map[int]*os.File{}
+	}
+	b.mappings[user.uid] = f
+	return f, nil
+}
+
+// forgetMapping drops the user namespace of a sandbox user that is freed.
+func (b *Backend) forgetMapping(stateDir string) {
+	uid, ok := readUIDFile(stateDir)
+	if !ok {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if f, ok := b.mappings[uid]; ok {
+		f.Close()
+		delete(b.mappings, uid)
+	}
 }

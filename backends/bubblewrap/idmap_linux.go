@@ -16,12 +16,7 @@ import (
 // while a sandbox of its own uid works in it. Files of anyone else show as
 // nobody inside and cannot be made there. It needs a kernel with idmapped
 // mounts (5.12 and later) and a file system that supports them.
-func idmappedTree(dir string, person, sandbox ids) (*os.File, error) {
-	userns, err := mappedUserns(person, sandbox)
-	if err != nil {
-		return nil, err
-	}
-	defer userns.Close()
+func idmappedTree(dir string, userns *os.File) (*os.File, error) {
 	fd, err := unix.OpenTree(unix.AT_FDCWD, dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_SYMLINK_NOFOLLOW)
 	if err != nil {
 		return nil, fmt.Errorf("open the workspace as a mount: %w", err)
@@ -38,7 +33,8 @@ func idmappedTree(dir string, person, sandbox ids) (*os.File, error) {
 }
 
 // mappedUserns is a user namespace that maps the person's ids (as found
-// on disk) to the sandbox's host ids, held by a short-lived process.
+// on disk) to the sandbox's host ids, made by a short-lived process and
+// kept alive by the descriptor returned.
 func mappedUserns(person, sandbox ids) (*os.File, error) {
 	cmd := exec.Command("/proc/self/exe", holdCommand)
 	cmd.Dir = "/"

@@ -48,7 +48,7 @@ func (b *Backend) command(l layout, img imageLayout, run *sandboxRun) []string {
 	if run.workspace != nil {
 		plan.Workspace = rootAlias + "/workspace"
 		l.Workspace = plan.Workspace
-	} else {
+	} else { // a raw benchmark run, over a workspace open to all
 		l.Workspace = alias(l.Workspace, rootAlias+"/workspace", false)
 	}
 	if within(b.root, l.Agent) {
