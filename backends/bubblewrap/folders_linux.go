@@ -78,6 +78,9 @@ func (b *Backend) givePerson(ctx context.Context, spec backends.Spec, run *sandb
 				break
 			}
 		}
+		if closed := closedTo(filepath.Dir(filepath.Clean(b.root)), b.person.uid); closed != "" {
+			b.tell(ctx, spec.ID, fmt.Sprintf("the workspace's owner (uid %d) cannot reach it on the host: %s is closed to them; pick a --root they can pass through", b.person.uid, closed))
+		}
 	}
 	userns, err := b.mapping(run.user)
 	var tree *os.File
@@ -182,4 +185,27 @@ func (b *Backend) forgetMapping(stateDir string) {
 		f.Close()
 		delete(b.mappings, uid)
 	}
+}
+
+// closedTo finds the first folder from / down to dir that uid may not
+// pass through by its mode (neither theirs nor searchable by others).
+func closedTo(dir string, uid int) string {
+	var path []string
+	for d := dir; ; d = filepath.Dir(d) {
+		path = append([]string{d}, path...)
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	for _, d := range path {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return d
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if ok && int(st.Uid) != uid && fi.Mode().Perm()&0o001 == 0 {
+			return d
+		}
+	}
+	return ""
 }

@@ -231,6 +231,15 @@ func workspaceBelongsTo(t *testing.T, person int) {
 			t.Errorf("the sandbox runs as host uid %d, not one of its own", uid)
 		}
 	}
+	if person != os.Geteuid() {
+		// the test's temporary folders are closed to the person
+		r.mu.Lock()
+		told := strings.Join(r.events, "\n")
+		r.mu.Unlock()
+		if !strings.Contains(told, "cannot reach it on the host") {
+			t.Errorf("no notice that the person cannot reach the workspace; events: %q", told)
+		}
+	}
 	passable(t, r.root)
 	home := t.TempDir()
 	os.Chmod(home, 0o777)
