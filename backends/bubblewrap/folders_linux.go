@@ -15,8 +15,8 @@ import (
 // and its etc are the controller's, so nothing the sandbox user does can
 // redirect what the controller writes there (bwrap.log, bwrap.pid, uid,
 // etc/*); home, tmp and run are the sandbox user's. As root it returns
-// how the sandbox runs: its own host uid and, where the kernel can, its
-// workspace idmapped to it.
+// how the sandbox runs: its own host uid, and its workspace idmapped to
+// it.
 func (b *Backend) prepare(ctx context.Context, spec backends.Spec) (*sandboxRun, error) {
 	me := ids{uid: os.Geteuid(), gid: os.Getegid()}
 	stateMode := os.FileMode(0o700)
@@ -41,7 +41,7 @@ func (b *Backend) prepare(ctx context.Context, spec backends.Spec) (*sandboxRun,
 		name  string
 		owner ids
 		mode  os.FileMode
-	}{{"home", user, 0o700}, {"tmp", user, 0o1777}, {"run", user, 0o700}, {"etc", me, 0o755}} {
+	}{{"home", user, 0o700}, {"tmp", user, 0o777 | os.ModeSticky}, {"run", user, 0o700}, {"etc", me, 0o755}} {
 		p := filepath.Join(spec.StateDir, d.name)
 		if err := ownFolder(p, d.owner, d.mode); err != nil {
 			return nil, fmt.Errorf("prepare sandbox folder: %w", err)

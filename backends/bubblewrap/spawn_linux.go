@@ -20,7 +20,7 @@ import (
 const joinScript = `for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"`
 
 // sandboxRun is how a root controller runs one sandbox: as its own host
-// user, with its workspace idmapped to that user when the kernel could.
+// user, with its workspace idmapped to that user.
 type sandboxRun struct {
 	user      ids
 	workspace *os.File // a detached idmapped tree; nil: bound as it is
