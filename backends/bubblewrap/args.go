@@ -50,12 +50,12 @@ const resolvConf = "resolv.conf"
 const natDNS = "10.0.2.3"
 
 // File descriptors bwrap is started with when the sandbox has a network of
-// its own (the command's ExtraFiles, in this order): bwrap writes the
+// its own, after a root controller's workspaceFD (3): bwrap writes the
 // sandbox's pid to the first, and holds the second open as long as the
 // sandbox lives, which is how the NAT helper knows when to end.
 const (
-	infoFD = 3
-	syncFD = 4
+	infoFD = 4
+	syncFD = 5
 )
 
 // layout is everything that decides a sandbox's bwrap command line.

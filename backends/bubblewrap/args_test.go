@@ -54,7 +54,7 @@ func TestBwrapArgsNetwork(t *testing.T) {
 		want, never []string
 	}{
 		{backends.NetworkOn,
-			[]string{"--unshare-net --info-fd 3 --sync-fd 4", "--ro-bind /r/sandboxes/sb-1/etc/resolv.conf /etc/resolv.conf"},
+			[]string{"--unshare-net --info-fd 4 --sync-fd 5", "--ro-bind /r/sandboxes/sb-1/etc/resolv.conf /etc/resolv.conf"},
 			[]string{"--ro-bind /etc/resolv.conf"}},
 		{backends.NetworkOff,
 			[]string{"--unshare-net", "--ro-bind /r/sandboxes/sb-1/etc/resolv.conf /etc/resolv.conf"},

@@ -1,7 +1,7 @@
 // Package bubblewrap is the Linux sandbox backend. A running sandbox is one
 // long-lived bwrap process tree: its own user, pid, ipc and uts
-// namespaces (and network namespace when the network is off), a new
-// session, every capability dropped, the host's /usr read-only or an
+// namespaces, a network namespace of its own unless the host's network
+// is asked for, a new session, every capability dropped, the host's /usr read-only or an
 // imported root file system, and nothing of the host's homes. Its first
 // process is the sandboxdesk agent, which runs each command the controller
 // sends as an unprivileged user, so a background process started by one
@@ -14,7 +14,25 @@
 // enforced where it does not. Nothing is reserved: a bubblewrap sandbox
 // counts for nothing in the memory budget.
 //
+// Network "on" is outbound only: slirp4netns, started as the sandbox's
+// host user inside the user namespace that owns the sandbox's network
+// namespace, gives it a NAT (10.0.2.100, gateway 10.0.2.2, DNS forwarder
+// 10.0.2.3) that never leads to the host's loopback, and the sandbox's
+// abstract sockets and loopback are its own. The helper is in a session of
+// its own, so it outlives a controller that dies, and ends when the
+// sandbox's bwrap does (it holds the other end of the helper's exit pipe).
+// "off" is an empty network namespace; "host" the host's own, when asked.
+//
 // When the app runs as root, bwrap is started under an unprivileged host
 // uid: inside a user namespace made by root, the sandbox user would be
-// host root, its files root's, and root-only host files readable.
+// host root, its files root's, and root-only host files readable. Each
+// sandbox gets a uid of its own from a reserved block, recorded in a
+// registry every root on the host shares, so no two sandboxes (and no
+// host user) share one: the owner of a user namespace holds every
+// capability inside it. A launcher (this binary, run again) mounts only
+// the sandbox's own folders for that uid, and the workspace through an
+// idmapped mount, so what the sandbox makes there is the workspace's
+// person's (the user who ran sudo, or root) and what they put there is
+// writable inside. The sandbox's folder and its etc stay root's; every
+// file the backend writes there is written anew, never through a link.
 package bubblewrap

@@ -32,10 +32,14 @@ mknod -m 0600 /dev/net/tun c 10 200
 chown "$uid:$gid" /dev/net/tun
 exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"`
 
-// checkTun says what to do when this user cannot open /dev/net/tun, which
-// the NAT helper needs; as root the backend makes its own (see tunScript).
-func (b *Backend) checkTun() error {
-	if b.ids.switchTo || unix.Access("/dev/net/tun", unix.R_OK|unix.W_OK) == nil {
+// checkNAT says what to install or change when a sandbox with network
+// "on" cannot have its NAT here: slirp4netns, and a /dev/net/tun this user
+// may open (as root the backend makes its own, see tunScript).
+func (b *Backend) checkNAT() error {
+	if b.slirp == "" {
+		return errNoSlirp
+	}
+	if b.asRoot || unix.Access("/dev/net/tun", unix.R_OK|unix.W_OK) == nil {
 		return nil
 	}
 	return errors.New("a sandbox's own network needs /dev/net/tun, which this user cannot open: give it the usual mode (sudo chmod 0666 /dev/net/tun, as Debian's udev does) or create the sandbox with --network off")
@@ -91,7 +95,8 @@ func (p *natPipes) close() {
 // namespace that owns it, and starts slirp4netns on them, as the sandbox's
 // host user and in a session of its own, so it outlives a controller that
 // dies as the sandbox does. It returns once the sandbox's interface is up.
-func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes) error {
+// As root, run says which host user the sandbox runs as.
+func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes, run *sandboxRun) error {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	info, err := readInfo(ctx, p.infoR)
@@ -125,7 +130,7 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes) error 
 		return fmt.Errorf("start sandbox network: %w", err)
 	}
 	defer readyR.Close()
-	logf, err := os.OpenFile(filepath.Join(sb.stateDir, "net.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC|unix.O_NOFOLLOW, 0o600)
+	logf, err := createFresh(filepath.Join(sb.stateDir, "net.log"), 0o600)
 	if err != nil {
 		readyW.Close()
 		return fmt.Errorf("start sandbox network: %w", err)
@@ -134,8 +139,8 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes) error 
 	// ExtraFiles start at descriptor 3
 	args := natArgs(b.slirp, 3, 4, 5, 6)
 	attr := &syscall.SysProcAttr{Setsid: true}
-	if b.ids.switchTo {
-		args = append([]string{"/bin/sh", "-c", tunScript, "sh", strconv.Itoa(b.ids.uid), strconv.Itoa(b.ids.gid)}, args...)
+	if run != nil {
+		args = append([]string{"/bin/sh", "-c", tunScript, "sh", strconv.Itoa(run.user.uid), strconv.Itoa(run.user.gid)}, args...)
 		attr.Unshareflags = syscall.CLONE_NEWNS
 	}
 	cmd := exec.Command(args[0], args[1:]...)
@@ -158,7 +163,7 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes) error 
 		return fmt.Errorf("start sandbox: %w", err)
 	}
 	if err := awaitByte(ctx, readyR); err != nil {
-		log, _ := os.ReadFile(filepath.Join(sb.stateDir, "net.log"))
+		log, _ := readFileNoFollow(filepath.Join(sb.stateDir, "net.log"))
 		return fmt.Errorf("the sandbox's network did not come up: %w: %s", err, strings.TrimSpace(string(log)))
 	}
 	return nil
