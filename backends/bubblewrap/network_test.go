@@ -102,7 +102,14 @@ func TestHostileNetworkOtherSandbox(t *testing.T) {
 	r := newRig(t)
 	a := r.startNet("a", backends.NetworkOn)
 	b := r.startNet("b", backends.NetworkOn)
-	const addr = "127.0.0.1:7777"
+	// a port nothing on the host listens on, so reaching it from the host
+	// can only mean reaching sandbox a
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := free.Addr().String()
+	free.Close()
 	r.sh(a.ID, r.probe("serve", addr)+" >/dev/null 2>&1 &")
 	// wait for the server to listen: a readiness check, not a timing one
 	wait := "for i in $(seq 200); do " + r.probe("dial", "tcp", addr) + " && exit 0; sleep 0.05; done; exit 1"
