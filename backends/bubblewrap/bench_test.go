@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"sandboxdesk/backends"
 )
@@ -105,6 +106,39 @@ func BenchmarkColdCreateNetworkOff(b *testing.B) {
 	be, s, _ := newBenchSandbox(b)
 	s.Network = backends.NetworkOff
 	coldCreate(b, be, s)
+}
+
+// BenchmarkNATStartCost: cold creates with and without the NAT, taken in
+// turn so both see the same load on a shared machine; it reports the
+// median of each and their difference, the NAT's cost per start.
+func BenchmarkNATStartCost(b *testing.B) {
+	be, s, _ := newBenchSandbox(b)
+	var on, off []time.Duration
+	for b.Loop() {
+		for _, n := range []backends.Network{backends.NetworkOn, backends.NetworkOff} {
+			s.Network = n
+			t0 := time.Now()
+			if _, err := be.Start(b.Context(), s, 512); err != nil {
+				b.Fatal(err)
+			}
+			d := time.Since(t0)
+			if _, err := be.Stop(b.Context(), s.ID, 0); err != nil {
+				b.Fatal(err)
+			}
+			if n == backends.NetworkOn {
+				on = append(on, d)
+			} else {
+				off = append(off, d)
+			}
+		}
+	}
+	median := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2]) / 1e6
+	}
+	b.ReportMetric(median(on), "ms-start-on")
+	b.ReportMetric(median(off), "ms-start-off")
+	b.ReportMetric(median(on)-median(off), "ms-nat")
 }
 
 func coldCreate(b *testing.B, be *Backend, s backends.Spec) {
