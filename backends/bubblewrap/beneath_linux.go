@@ -128,8 +128,8 @@ func readlinkAt(dirfd int, name string) (string, error) {
 	}
 }
 
-// kindAt names what name in the folder dirfd is, without following it:
-// "" when there is nothing.
+// kindAt is the file type (S_IFMT bits) of name in the folder dirfd,
+// without following it: 0 when there is nothing.
 func kindAt(dirfd int, name string) (uint32, error) {
 	var st unix.Stat_t
 	err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)

@@ -4,12 +4,17 @@ package bubblewrap
 
 import (
 	"archive/tar"
+	"bufio"
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -237,4 +242,145 @@ func TestHostileTarballsDefused(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestHostileImageChangedAfterImport changes an imported image's folder
+// by hand, as someone with access to the images folder could, so that a
+// start would follow a link to the host: the start is refused and the
+// host folder stays as it was.
+func TestHostileImageChangedAfterImport(t *testing.T) {
+	r := newRig(t)
+	tests := []struct {
+		name  string
+		plant func(rootfs, victim string) error
+		want  string
+	}{
+		{"/etc becomes a link to a host folder", func(rootfs, v string) error {
+			return replaceWithLink(filepath.Join(rootfs, "etc"), v)
+		}, "its /etc is a symbolic link"},
+		{"/opt becomes a link to a host folder", func(rootfs, v string) error {
+			return replaceWithLink(filepath.Join(rootfs, "opt"), "/oldroot"+v)
+		}, "its /opt is a symbolic link"},
+		{"the root file system becomes a link to the host's /", func(rootfs, v string) error {
+			return replaceWithLink(rootfs, "/")
+		}, "symbolic link"},
+	}
+	tarball := filepath.Join(t.TempDir(), "plain.tar")
+	writeTarball(t, tarball, false, []entry{
+		{name: "etc/", typ: tar.TypeDir}, {name: "etc/os-release", typ: tar.TypeReg, body: "ID=plain\n"},
+		{name: "opt/", typ: tar.TypeDir}, {name: "usr/", typ: tar.TypeDir},
+	})
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := victim(t)
+			os.Chmod(v, 0o777) // writable for the sandbox's host user too
+			before := snapshot(t, v)
+			img, err := r.b.Import(t.Context(), fmt.Sprintf("plain%d", i), tarball)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rootfs, _, err := r.b.imageRoot(img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.plant(rootfs, v); err != nil {
+				t.Fatal(err)
+			}
+			s := r.spec("changed")
+			s.Image = img
+			_, err = r.b.Start(t.Context(), s, 128)
+			if err == nil {
+				r.b.Remove(t.Context(), s.ID)
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("start: %v, want a refusal about %q", err, tt.want)
+			}
+			sameSnapshot(t, "the host folder", before, snapshot(t, v))
+		})
+	}
+}
+
+func replaceWithLink(path, target string) error {
+	if err := os.RemoveAll(path); err != nil {
+		return err
+	}
+	return os.Symlink(target, path)
+}
+
+const childImportEnv = "SANDBOXDESK_TEST_IMPORT_ROOT"
+
+// stallingReader serves a tarball's first part, says "ready" and then
+// blocks: an import stopped midway, to be killed.
+type stallingReader struct {
+	*bytes.Reader
+	once sync.Once
+}
+
+func (s *stallingReader) Read(p []byte) (int, error) {
+	if s.Len() == 0 {
+		s.once.Do(func() { fmt.Println("ready") })
+		select {}
+	}
+	return s.Reader.Read(p)
+}
+
+// runChildImport is an import into root that stops halfway through the
+// tarball and waits to be killed.
+func runChildImport(root string) int {
+	var buf bytes.Buffer
+	w := tar.NewWriter(&buf)
+	for i := range 50 {
+		body := bytes.Repeat([]byte("x"), 4096)
+		w.WriteHeader(&tar.Header{Name: fmt.Sprintf("usr/share/f%d", i), Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(body))})
+		w.Write(body)
+	}
+	w.Flush() // no end: the tarball goes on, as far as the reader knows
+	b := &Backend{root: root}
+	os.MkdirAll(b.imagesDir(), 0o711)
+	err := b.importNew(context.Background(), &stallingReader{Reader: bytes.NewReader(buf.Bytes())}, "stalled", "sha256:"+strings.Repeat("0", 64))
+	fmt.Fprintln(os.Stderr, "the import ended:", err)
+	return 1
+}
+
+// TestHostileImportKilledLeavesNothing kills a controller in the middle of
+// an import: nothing appears under the image's name, and the backend's
+// next start removes what the import left, but not what a live import
+// holds.
+func TestHostileImportKilledLeavesNothing(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
+	}
+	root := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childImportEnv+"="+root)
+	cmd.Stderr = os.Stderr
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("the importing child said %q", line)
+	}
+	images := filepath.Join(root, "images")
+	underway, _ := filepath.Glob(filepath.Join(images, importPrefix+"*"))
+	if len(underway) != 1 {
+		t.Fatalf("an import under way holds %v, want one %s* folder", underway, importPrefix)
+	}
+	if _, err := New(Config{Root: root, Agent: os.Args[0]}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(underway[0]); err != nil {
+		t.Fatalf("a backend start removed a live import's folder: %v", err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	os.WriteFile(filepath.Join(images, importPrefix+"stray"), nil, 0o600)
+	if _, err := New(Config{Root: root, Agent: os.Args[0]}); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(images); len(left) != 0 {
+		t.Errorf("after a killed import and a restart, the images folder holds %v", left)
+	}
 }
