@@ -46,9 +46,9 @@ func openBeneath(dirfd int, path string, flags int) (int, error) {
 		Flags:   uint64(flags),
 		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
 	}
-	for {
+	for tries := 1; ; tries++ {
 		fd, err := unix.Openat2(dirfd, path, how)
-		if err == unix.EAGAIN || err == unix.EINTR {
+		if (err == unix.EAGAIN || err == unix.EINTR) && tries < 16 {
 			continue // a rename elsewhere in the tree raced the lookup: try again
 		}
 		return fd, err
