@@ -213,6 +213,13 @@ func TestHostileTarballsDefused(t *testing.T) {
 				t.Errorf("dev holds %v", left)
 			}
 		}},
+		{"a name given twice, the second as a hard link to itself (GNU tar)", func(v string) []entry {
+			return []entry{{name: "l", typ: tar.TypeSymlink, link: v + "/secret"}, {name: "l", typ: tar.TypeLink, link: "l"}}
+		}, func(t *testing.T, rootfs string) {
+			if target, err := os.Readlink(filepath.Join(rootfs, "l")); err != nil || !strings.HasSuffix(target, "/secret") {
+				t.Errorf("l: %q %v", target, err)
+			}
+		}},
 		{"links in /etc stay links, never followed", func(v string) []entry {
 			return []entry{{name: "etc/", typ: tar.TypeDir}, {name: "etc/shadow", typ: tar.TypeSymlink, link: v + "/secret"}}
 		}, func(t *testing.T, rootfs string) {

@@ -262,11 +262,11 @@ func (u *unpacker) hardlink(parts []string, target string) error {
 		return fmt.Errorf("hard link to %q: %w", target, err)
 	}
 	tname, name := strings.Join(tparts, "/"), strings.Join(parts, "/")
+	if tname == name {
+		return nil // GNU tar's way to store a name given twice: it is there already
+	}
 	if !u.files[tname] {
 		return fmt.Errorf("hard link to %q, which is not a file unpacked before it from this tarball", target)
-	}
-	if tname == name {
-		return nil
 	}
 	tfd, err := openBeneath(u.root, strings.Join(tparts[:len(tparts)-1], "/"), unix.O_RDONLY|unix.O_DIRECTORY)
 	if err != nil {
