@@ -6,7 +6,9 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -160,5 +162,52 @@ func TestImportedMergedUsrImageRuns(t *testing.T) {
 	top, _ := filepath.Glob(filepath.Join(r.b.imagesDir(), importPrefix+"*"))
 	if len(left)+len(top) != 0 {
 		t.Errorf("imports left %v %v", left, top)
+	}
+}
+
+func TestImportCompressed(t *testing.T) {
+	entries := []entry{{name: "etc/", typ: tar.TypeDir}, {name: "etc/os-release", typ: tar.TypeReg, body: "ID=small\n", mode: 0o644}}
+	dir := t.TempDir()
+	plain, gz := filepath.Join(dir, "small.tar"), filepath.Join(dir, "small.tar.gz")
+	writeTarball(t, plain, false, entries)
+	writeTarball(t, gz, true, entries)
+	tests := []struct{ name, file, want string }{
+		{"plain", plain, ""},
+		{"gzip", gz, ""},
+		{"xz", plain + ".xz", ""},
+		{"broken xz", filepath.Join(dir, "broken.tar.xz"), "xz: "},
+		{"not a tarball", "/etc/hostname", "not a readable tarball"},
+		{"empty", filepath.Join(dir, "empty.tar"), "empty"},
+		{"a link to a tarball", filepath.Join(dir, "link.tar"), "symbolic link"},
+		{"a folder", dir, "not a file"},
+	}
+	if out, err := exec.Command("xz", "-k", plain).CombinedOutput(); err != nil {
+		t.Logf("no xz tarball (xz is not installed? apt-get install xz-utils): %v %s", err, out)
+		tests = slices.DeleteFunc(tests, func(tt struct{ name, file, want string }) bool { return strings.Contains(tt.name, "xz") })
+	}
+	os.WriteFile(filepath.Join(dir, "broken.tar.xz"), []byte("\xfd7zXZ\x00not xz"), 0o644)
+	writeTarball(t, filepath.Join(dir, "empty.tar"), false, nil)
+	os.Symlink(plain, filepath.Join(dir, "link.tar"))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &Backend{root: t.TempDir()}
+			img, err := b.Import(t.Context(), "small", tt.file)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				rootfs, _, err := b.imageRoot(img)
+				if data, _ := os.ReadFile(filepath.Join(rootfs, "etc", "os-release")); err != nil || string(data) != "ID=small\n" {
+					t.Errorf("etc/os-release: %q %v", data, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("import: %v, want an error about %q", err, tt.want)
+			}
+			if left, _ := os.ReadDir(b.imagesDir()); len(left) != 0 {
+				t.Errorf("a failed import left %v", left)
+			}
+		})
 	}
 }

@@ -199,6 +199,8 @@ func decompress(ctx context.Context, r io.Reader) (io.Reader, func(abort bool) e
 	case bytes.HasPrefix(magic, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
 		cmd := exec.CommandContext(ctx, "xz", "-dc")
 		cmd.Stdin = br
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			return nil, nil, err
@@ -217,7 +219,10 @@ func decompress(ctx context.Context, r io.Reader) (io.Reader, func(abort bool) e
 			} else {
 				io.Copy(io.Discard, out) // the padding after the end: xz must not block on it
 			}
-			return cmd.Wait()
+			if err := cmd.Wait(); err != nil && !abort {
+				return fmt.Errorf("xz: %s (%w)", strings.TrimSpace(stderr.String()), err)
+			}
+			return nil
 		}, nil
 	}
 	return br, done, nil
