@@ -45,8 +45,20 @@ func TestBwrapArgs(t *testing.T) {
 	}
 	l.HostImage, l.ImageRoot = false, "/r/images/tiny/abc/rootfs"
 	img.dirs["var"] = true
-	if line := strings.Join(bwrapArgs(l, img), " "); !strings.Contains(line, "--ro-bind /r/images/tiny/abc/rootfs/var /var") {
-		t.Errorf("an imported image's /var is not its own: %s", line)
+	img.opt = []etcEntry{{name: "tool"}, {name: "latest", link: "tool"}}
+	line = strings.Join(bwrapArgs(l, img), " ")
+	for _, want := range []string{
+		"--ro-bind /r/images/tiny/abc/rootfs/var /var",
+		"--ro-bind /r/images/tiny/abc/rootfs/opt/tool /opt/tool", "--symlink tool /opt/latest",
+		"--ro-bind /r/agent/sandboxdesk-agent /opt/sandboxdesk/agent",
+	} {
+		if !strings.Contains(line, want) {
+			t.Errorf("imported image: args lack %q:\n%s", want, line)
+		}
+	}
+	// its /opt is read-only: bwrap could not make /opt/sandboxdesk in it
+	if strings.Contains(line, "rootfs/opt /opt") {
+		t.Errorf("an imported image's /opt is bound whole: %s", line)
 	}
 }
 

@@ -98,6 +98,7 @@ func New(cfg Config) (*Backend, error) {
 	if b.interp, b.libs, err = agentLibs(b.agent); err != nil {
 		return nil, err
 	}
+	b.cleanImports()
 	return b, nil
 }
 
@@ -196,6 +197,10 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	if err != nil {
 		return backends.Started{}, err
 	}
+	img, err := scanImage(imageRoot, host)
+	if err != nil {
+		return backends.Started{}, err
+	}
 	run, err := b.prepare(ctx, spec)
 	if err != nil {
 		return backends.Started{}, err
@@ -216,7 +221,7 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 		Workspace: spec.Workspace, Network: spec.Network, Agent: b.agent, Interp: b.interp, Libs: b.libs,
 		CgroupProcs: cg.procsFiles(),
 	}
-	sb, err := b.spawn(l, scanImage(imageRoot, host), run)
+	sb, err := b.spawn(l, img, run)
 	if err != nil {
 		cg.remove()
 		return backends.Started{}, err

@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	if root := os.Getenv(childRootEnv); root != "" {
 		os.Exit(runChildController(root))
 	}
+	if root := os.Getenv(childImportEnv); root != "" {
+		os.Exit(runChildImport(root))
+	}
 	os.Exit(m.Run())
 }
 

@@ -16,7 +16,7 @@ import (
 // with `true` in place of the agent: running bwrap directly with the same
 // flags.
 func rawCommand(be *Backend, s backends.Spec, run *sandboxRun) []string {
-	img := scanImage("/", true)
+	img, _ := scanImage("/", true)
 	l := layout{Name: s.Name, ImageRoot: "/", HostImage: true, StateDir: s.StateDir, Workspace: s.Workspace,
 		Network: true, Agent: be.agent, Interp: be.interp, Libs: be.libs}
 	cmd := be.command(l, img, run)
