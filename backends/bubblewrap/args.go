@@ -57,6 +57,21 @@ type layout struct {
 	// CgroupProcs are cgroup.procs files the sandbox joins before bwrap
 	// starts, so every process in it is limited.
 	CgroupProcs []string
+	// SeccompFD is the inherited descriptor bwrap reads the seccomp filter
+	// from (0: none); NestedUserns leaves user namespaces to the sandbox.
+	SeccompFD    int
+	NestedUserns bool
+	// Trust is how the controller's CA variables reach the sandbox; CAData
+	// are the descriptors its files are read from.
+	Trust  trustPlan
+	CAData []dataMount
+}
+
+// dataMount is an inherited descriptor whose content bwrap puts, read-only,
+// at inside.
+type dataMount struct {
+	fd     int
+	inside string
 }
 
 // etcEntry is one entry of the image's /etc as the sandbox sees it.
@@ -88,10 +103,13 @@ func bwrapArgs(l layout, img imageLayout) []string {
 		"--cap-drop", "ALL",
 		"--clearenv",
 	}
+	if l.SeccompFD > 0 {
+		a = append(a, "--seccomp", strconv.Itoa(l.SeccompFD))
+	}
 	if !l.Network {
 		a = append(a, "--unshare-net")
 	}
-	for _, kv := range sandboxEnv() {
+	for _, kv := range append(sandboxEnv(), l.Trust.env...) {
 		k, v, _ := strings.Cut(kv, "=")
 		a = append(a, "--setenv", k, v)
 	}
@@ -119,6 +137,12 @@ func bwrapArgs(l layout, img imageLayout) []string {
 	for _, f := range generatedEtc {
 		a = append(a, "--ro-bind", filepath.Join(l.StateDir, "etc", f), "/etc/"+f)
 	}
+	for _, m := range l.Trust.dirs {
+		a = append(a, "--ro-bind", m.host, m.inside)
+	}
+	for _, d := range l.CAData {
+		a = append(a, "--ro-bind-data", strconv.Itoa(d.fd), d.inside)
+	}
 	a = append(a, "--remount-ro", "/etc")
 	a = append(a,
 		"--bind", filepath.Join(l.StateDir, "home"), homeDir,
@@ -137,9 +161,10 @@ func bwrapArgs(l layout, img imageLayout) []string {
 	return append(a, agentDir+"/agent", agent.Command, agentSocket)
 }
 
+// sandboxEnv is who the sandbox user is; the agent adds PATH and the
+// package managers' settings from what the sandbox holds (agent.CommandEnv).
 func sandboxEnv() []string {
 	return []string{
-		"PATH=" + homeDir + "/.local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		"HOME=" + homeDir, "USER=" + sandboxUser, "LOGNAME=" + sandboxUser,
 		"SHELL=/bin/sh", "LANG=C.UTF-8", "TERM=xterm-256color", "TMPDIR=/tmp",
 	}

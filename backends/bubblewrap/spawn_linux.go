@@ -72,6 +72,11 @@ func within(dir, path string) bool {
 }
 
 func (b *Backend) spawn(l layout, img imageLayout) (*sandbox, error) {
+	extra, err := launchFiles(&l, l.Trust.files)
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	defer closeAll(extra)
 	args := b.command(l, img)
 	logf, err := os.OpenFile(filepath.Join(l.StateDir, "bwrap.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -80,6 +85,8 @@ func (b *Backend) spawn(l layout, img imageLayout) (*sandbox, error) {
 	defer logf.Close()
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = "/"
+	cmd.Env = bwrapEnv
+	cmd.ExtraFiles = extra
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// its own session: the sandbox outlives a controller that is killed,
 	// and the next one adopts it
@@ -89,7 +96,7 @@ func (b *Backend) spawn(l layout, img imageLayout) (*sandbox, error) {
 		// command); Go makes its mounts private before the script runs
 		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startInOwnKeyring(cmd); err != nil {
 		return nil, fmt.Errorf("start bwrap: %w", err)
 	}
 	st, _ := startTime(cmd.Process.Pid)
