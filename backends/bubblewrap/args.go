@@ -114,6 +114,9 @@ func bwrapArgs(l layout, img imageLayout) []string {
 		a = append(a, "--setenv", k, v)
 	}
 	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/run", "--dir", "/var/tmp")
+	// /proc/keys lists every key the reading uid may view, and the sandbox
+	// runs as a host user who may have keys: their names stay outside
+	a = append(a, "--ro-bind", "/dev/null", "/proc/keys", "--ro-bind", "/dev/null", "/proc/key-users")
 	dirs := systemDirs
 	if !l.HostImage {
 		// an imported image's /opt and /var are its own, not the host's

@@ -27,7 +27,7 @@ func TestBwrapArgs(t *testing.T) {
 	line := strings.Join(args, " ")
 	for _, want := range []string{
 		"--new-session", "--unshare-user --uid 1000 --gid 1000", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-		"--hostname agent-7", "--cap-drop ALL", "--clearenv", "--setenv HOME /home/sandbox", "--seccomp 3",
+		"--hostname agent-7", "--cap-drop ALL", "--clearenv", "--setenv HOME /home/sandbox", "--seccomp 3", "--ro-bind /dev/null /proc/keys",
 		"--setenv SSL_CERT_FILE /etc/sandboxdesk/ca/ssl_cert_file/corp.pem",
 		"--ro-bind /opt/corp/certs /etc/sandboxdesk/ca/ssl_cert_dir/0 --ro-bind-data 4 /etc/sandboxdesk/ca/ssl_cert_file/corp.pem --remount-ro /etc",
 		"--ro-bind /usr /usr", "--symlink usr/bin /bin",

@@ -255,3 +255,18 @@ func TestKeyringHolder(t *testing.T) {
 		t.Errorf("/proc/keys inside lists the controller's key: %d %q", code, out)
 	}
 }
+
+// TestNestedUsernsWhenAsked: a sandbox whose spec asks for nested user
+// namespaces (rootless containers, browser sandboxes) may make them.
+func TestNestedUsernsWhenAsked(t *testing.T) {
+	r := newRig(t)
+	s := r.spec("nested")
+	s.NestedUserns = true
+	r.start(s, 256)
+	if code, _ := r.sh(s.ID, "command -v unshare"); code != 0 {
+		t.Skip("unshare is not installed in the sandbox's image")
+	}
+	if code, out := r.sh(s.ID, "unshare -U -r id -u"); code != 0 || strings.TrimSpace(out) != "0" {
+		t.Errorf("unshare -U -r with nested user namespaces asked for: %d %q", code, out)
+	}
+}
