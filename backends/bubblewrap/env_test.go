@@ -3,6 +3,7 @@
 package bubblewrap
 
 import (
+	"archive/tar"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -126,5 +127,49 @@ printf '#!/usr/bin/env node\nconsole.log("sdnpm ran")\n' > /workspace/npmpkg/cli
 	}
 	if tried == 0 {
 		t.Skip("neither pip nor npm is installed in the sandbox")
+	}
+}
+
+// TestImportedImageGetsTheCAFiles: an imported image has its own /etc/ssl,
+// so the controller's CA files reach it as copies and its CA folders as
+// read-only binds, at the paths its variables name.
+func TestImportedImageGetsTheCAFiles(t *testing.T) {
+	busybox, err := os.ReadFile("/bin/busybox")
+	if err != nil {
+		t.Skip("busybox-static is not installed (apt-get install busybox-static): no root file system to import")
+	}
+	// a folder everyone may read, as a root controller requires: the
+	// test's own folders opened up (TMPDIR itself is left as it is)
+	base := t.TempDir()
+	certs := filepath.Join(base, "certs")
+	os.Mkdir(certs, 0o755)
+	os.WriteFile(filepath.Join(certs, "corp.pem"), []byte("corp folder authority\n"), 0o644)
+	os.Chmod(base, 0o755)
+	os.Chmod(filepath.Dir(base), 0o755)
+	bundle := filepath.Join(t.TempDir(), "bundle.pem")
+	os.WriteFile(bundle, []byte("corp bundle\n"), 0o600)
+	t.Setenv("NODE_EXTRA_CA_CERTS", bundle)
+	t.Setenv("SSL_CERT_DIR", certs)
+	for _, v := range []string{"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "GIT_SSL_CAINFO"} {
+		t.Setenv(v, "")
+	}
+	r := newRig(t)
+	entries := []entry{{name: "bin/", typ: tar.TypeDir}, {name: "etc/", typ: tar.TypeDir}, {name: "bin/busybox", typ: tar.TypeReg, body: string(busybox)}}
+	for _, applet := range []string{"sh", "cat", "env"} {
+		entries = append(entries, entry{name: "bin/" + applet, typ: tar.TypeSymlink, link: "busybox"})
+	}
+	tarball := filepath.Join(t.TempDir(), "cabox.tar.gz")
+	writeTarball(t, tarball, true, entries)
+	img, err := r.b.Import(t.Context(), "cabox", tarball)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.spec("cabox")
+	s.Image = img
+	r.start(s, 128)
+	code, out := r.sh(s.ID, `echo "$NODE_EXTRA_CA_CERTS $SSL_CERT_DIR"; cat "$NODE_EXTRA_CA_CERTS" "$SSL_CERT_DIR/corp.pem"`)
+	want := "/etc/sandboxdesk/ca/node_extra_ca_certs/bundle.pem /etc/sandboxdesk/ca/ssl_cert_dir/0\ncorp bundle\ncorp folder authority\n"
+	if code != 0 || out != want {
+		t.Errorf("the CA files in an imported image: %d %q, want %q", code, out, want)
 	}
 }

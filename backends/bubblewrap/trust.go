@@ -73,7 +73,7 @@ func planTrust(getenv func(string) string, stat func(string) (fs.FileInfo, error
 				m := caMount{host: path, inside: caDir + "/" + strings.ToLower(v) + "/" + filepath.Base(path)}
 				p.files = append(p.files, m)
 				inside = append(inside, m.inside)
-			case fi.IsDir() && (!worldOnly || fi.Mode().Perm()&0o005 == 0o005):
+			case fi.IsDir() && (!worldOnly || everyoneReads(path, stat)):
 				m := caMount{host: path, inside: caDir + "/" + strings.ToLower(v) + "/" + strconv.Itoa(i)}
 				p.dirs = append(p.dirs, m)
 				inside = append(inside, m.inside)
@@ -84,4 +84,20 @@ func planTrust(getenv func(string) string, stat func(string) (fs.FileInfo, error
 		}
 	}
 	return p
+}
+
+// everyoneReads says whether any user may list dir and pass through every
+// folder above it, as bwrap must when it runs as the sandbox's user.
+func everyoneReads(dir string, stat func(string) (fs.FileInfo, error)) bool {
+	need := fs.FileMode(0o005)
+	for p := dir; ; p = filepath.Dir(p) {
+		fi, err := stat(p)
+		if err != nil || fi.Mode().Perm()&need != need {
+			return false
+		}
+		if p == "/" {
+			return true
+		}
+		need = 0o001
+	}
 }

@@ -27,6 +27,12 @@ func TestPlanTrust(t *testing.T) {
 		"/home/ann/corp.pem":                 0o600,
 		"/home/ann/certs":                    fs.ModeDir | 0o700,
 		"/opt/certs":                         fs.ModeDir | 0o755,
+		"/":                                  fs.ModeDir | 0o755,
+		"/etc":                               fs.ModeDir | 0o755,
+		"/opt":                               fs.ModeDir | 0o755,
+		"/home":                              fs.ModeDir | 0o755,
+		"/home/ann":                          fs.ModeDir | 0o700,
+		"/home/ann/public":                   fs.ModeDir | 0o755, // below a folder others may not pass
 	}
 	links := map[string]string{"/etc/ssl/corp.pem": "/home/ann/corp.pem"}
 	stat := func(p string) (fs.FileInfo, error) {
@@ -77,7 +83,7 @@ func TestPlanTrust(t *testing.T) {
 		},
 		{
 			name: "a list of folders, one private, as root", hostImage: true, worldOnly: true,
-			env: map[string]string{"SSL_CERT_DIR": "/opt/certs:/home/ann/certs:/etc/ssl/certs"},
+			env: map[string]string{"SSL_CERT_DIR": "/opt/certs:/home/ann/certs:/home/ann/public:/etc/ssl/certs"},
 			want: trustPlan{
 				env:  []string{"SSL_CERT_DIR=/etc/sandboxdesk/ca/ssl_cert_dir/0:/etc/ssl/certs"},
 				dirs: []caMount{{host: "/opt/certs", inside: "/etc/sandboxdesk/ca/ssl_cert_dir/0"}},
