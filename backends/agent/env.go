@@ -15,7 +15,7 @@ const systemPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 // sandbox has it.
 const goRoot = "/usr/local/go/bin"
 
-// CommandEnv is the environment every command starts from: base (what the
+// commandEnv is the environment every command starts from: base (what the
 // backend set: who the user is, the trust store) with a PATH and package
 // manager settings that make what a person installs land in the home,
 // since the system folders are read-only in a sandbox. A value base
@@ -25,7 +25,7 @@ const goRoot = "/usr/local/go/bin"
 // ~/go/bin, rustup's ~/.cargo/bin), whether or not they exist yet: the
 // agent sets PATH once, and an install made by one command must be found
 // by the next.
-func CommandEnv(base []string, isDir func(string) bool) []string {
+func commandEnv(base []string, isDir func(string) bool) []string {
 	env := append([]string(nil), base...)
 	home := lookupEnv(env, "HOME")
 	set := func(k, v string) {

@@ -49,7 +49,7 @@ func TestCommandEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := CommandEnv(tt.base, tt.isDir)
+			got := commandEnv(tt.base, tt.isDir)
 			for _, w := range tt.want {
 				k, v, _ := strings.Cut(w, "=")
 				if lookupEnv(got, k) != v {

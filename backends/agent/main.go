@@ -22,7 +22,7 @@ func Main(args []string) int {
 	// torn down. Caught, not ignored: an ignored signal would stay ignored
 	// in every command the agent starts.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, syscall.SIGHUP)
-	s := &Server{Env: CommandEnv(os.Environ(), isDir)}
+	s := &Server{Env: commandEnv(os.Environ(), isDir)}
 	if err := s.ListenAndServe(context.Background(), args[0]); err != nil {
 		fmt.Fprintln(os.Stderr, "sandboxdesk agent:", err)
 		return 1

@@ -165,7 +165,7 @@ func bwrapArgs(l layout, img imageLayout) []string {
 }
 
 // sandboxEnv is who the sandbox user is; the agent adds PATH and the
-// package managers' settings from what the sandbox holds (agent.CommandEnv).
+// package managers' settings from what the sandbox holds.
 func sandboxEnv() []string {
 	return []string{
 		"HOME=" + homeDir, "USER=" + sandboxUser, "LOGNAME=" + sandboxUser,
