@@ -91,3 +91,19 @@ func TestExecFindsTheCommandWithTheRequestsPath(t *testing.T) {
 		t.Errorf("with PATH=. in its folder: %d, %v, %q", code, err, out.String())
 	}
 }
+
+// TestStartEnvIsWhatTheAgentWasGiven: the agent passes on the environment
+// it was started with, not what the binary's own start-up changed.
+func TestStartEnvIsWhatTheAgentWasGiven(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc/self/environ on this system")
+	}
+	t.Setenv("SANDBOXDESK_TEST_SET_LATE", "by the binary")
+	env := startEnv()
+	if v := lookupEnv(env, "SANDBOXDESK_TEST_SET_LATE"); v != "" {
+		t.Errorf("a variable the process set after its start is passed on: %q", v)
+	}
+	if lookupEnv(env, "PATH") != os.Getenv("PATH") {
+		t.Errorf("PATH %q, want the process's own %q", lookupEnv(env, "PATH"), os.Getenv("PATH"))
+	}
+}
