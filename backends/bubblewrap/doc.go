@@ -15,7 +15,7 @@
 // counts for nothing in the memory budget.
 //
 // Nothing of the controller's reaches inside: bwrap (the sandbox's pid 1,
-// whose environment stays readable there) starts with only PATH and LANG;
+// whose environment stays readable there) starts with only PATH;
 // it starts with a new, empty session keyring; /proc/keys is masked; and
 // a seccomp filter (seccomp_linux.go) denies the keyrings, io_uring, eBPF,
 // perf, userfaultfd, terminal injection, rare socket families and, unless

@@ -13,7 +13,7 @@ import (
 // run with. The sandbox's pid 1 is bwrap, and /proc/1/environ shows what
 // it was started with even after --clearenv, so nothing of the
 // controller's may be in it.
-var bwrapEnv = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8"}
+var bwrapEnv = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
 
 // launchFiles opens what bwrap reads through inherited descriptors (the
 // seccomp filter, the CA files) and numbers them in l, from the first
