@@ -16,10 +16,11 @@ import (
 var bwrapEnv = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
 
 // launchFiles opens what bwrap reads through inherited descriptors (the
-// seccomp filter, the CA files) and numbers them in l, from the first
-// descriptor after stdio. The caller passes them as cmd.ExtraFiles, in
-// order, and closes them once bwrap has started.
-func launchFiles(l *layout, ca []caMount) ([]*os.File, error) {
+// seccomp filter, the CA files) and numbers them in l from first, the
+// descriptor the first of them will have in bwrap. The caller passes them
+// as cmd.ExtraFiles, in order, after those before first, and closes them
+// once bwrap has started.
+func launchFiles(l *layout, first int) ([]*os.File, error) {
 	prog, err := seccompProgram(l.NestedUserns)
 	if err != nil {
 		return nil, err
@@ -29,16 +30,16 @@ func launchFiles(l *layout, ca []caMount) ([]*os.File, error) {
 		return nil, fmt.Errorf("pass the seccomp filter to bwrap: %w", err)
 	}
 	files := []*os.File{filter}
-	l.SeccompFD = 3
+	l.SeccompFD = first
 	l.CAData = nil
-	for _, m := range ca {
+	for _, m := range l.Trust.files {
 		f, err := os.Open(m.host)
 		if err != nil {
 			// gone since it was seen: the variable names nothing now
 			continue
 		}
 		files = append(files, f)
-		l.CAData = append(l.CAData, dataMount{fd: 2 + len(files), inside: m.inside})
+		l.CAData = append(l.CAData, dataMount{fd: first + len(files) - 1, inside: m.inside})
 	}
 	return files, nil
 }
