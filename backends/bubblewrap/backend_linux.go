@@ -219,7 +219,8 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	l := layout{
 		Name: spec.Name, ImageRoot: imageRoot, HostImage: host, StateDir: spec.StateDir,
 		Workspace: spec.Workspace, Network: spec.Network, Agent: b.agent, Interp: b.interp, Libs: b.libs,
-		CgroupProcs: cg.procsFiles(),
+		CgroupProcs: cg.procsFiles(), NestedUserns: spec.NestedUserns,
+		Trust: planTrust(os.Getenv, os.Stat, filepath.EvalSymlinks, host, b.asRoot),
 	}
 	sb, err := b.spawn(l, img, run)
 	if err != nil {

@@ -14,6 +14,16 @@
 // enforced where it does not. Nothing is reserved: a bubblewrap sandbox
 // counts for nothing in the memory budget.
 //
+// Nothing of the controller's reaches inside: bwrap (the sandbox's pid 1,
+// whose environment stays readable there) starts with only PATH;
+// it starts with a new, empty session keyring; /proc/keys is masked; and
+// a seccomp filter (seccomp_linux.go) denies the keyrings, io_uring, eBPF,
+// perf, userfaultfd, terminal injection, rare socket families and, unless
+// the spec asks for them, nested user namespaces. Of the controller's
+// environment only the CA variables cross, as files the sandbox can read
+// (trust.go); the agent adds the PATH and package manager settings a
+// command gets.
+//
 // When the app runs as root, bwrap is started under an unprivileged host
 // uid: inside a user namespace made by root, the sandbox user would be
 // host root, its files root's, and root-only host files readable. Each

@@ -67,6 +67,15 @@ func within(dir, path string) bool {
 }
 
 func (b *Backend) spawn(l layout, img imageLayout, run *sandboxRun) (*sandbox, error) {
+	var inherited []*os.File
+	if run != nil && run.workspace != nil {
+		inherited = append(inherited, run.workspace) // workspaceFD
+	}
+	hardening, err := launchFiles(&l, 3+len(inherited))
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	defer closeAll(hardening)
 	args := b.command(l, img, run)
 	logf, err := createFresh(filepath.Join(l.StateDir, "bwrap.log"), 0o600)
 	if err != nil {
@@ -75,6 +84,8 @@ func (b *Backend) spawn(l layout, img imageLayout, run *sandboxRun) (*sandbox, e
 	defer logf.Close()
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = "/"
+	cmd.Env = bwrapEnv
+	cmd.ExtraFiles = append(inherited, hardening...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// its own session: the sandbox outlives a controller that is killed,
 	// and the next one adopts it
@@ -83,11 +94,8 @@ func (b *Backend) spawn(l layout, img imageLayout, run *sandboxRun) (*sandbox, e
 		// a mount namespace of its own for the alias (see command); Go
 		// makes its mounts private before the launcher runs
 		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
-		if run.workspace != nil {
-			cmd.ExtraFiles = []*os.File{run.workspace} // workspaceFD
-		}
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startInOwnKeyring(cmd); err != nil {
 		return nil, fmt.Errorf("start bwrap: %w", err)
 	}
 	st, _ := startTime(cmd.Process.Pid)
