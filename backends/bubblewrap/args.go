@@ -55,6 +55,21 @@ type layout struct {
 	// CgroupProcs are cgroup.procs files the sandbox joins before bwrap
 	// starts, so every process in it is limited.
 	CgroupProcs []string
+	// SeccompFD is the inherited descriptor bwrap reads the seccomp filter
+	// from (0: none); NestedUserns leaves user namespaces to the sandbox.
+	SeccompFD    int
+	NestedUserns bool
+	// Trust is how the controller's CA variables reach the sandbox; CAData
+	// are the descriptors its files are read from.
+	Trust  trustPlan
+	CAData []dataMount
+}
+
+// dataMount is an inherited descriptor whose content bwrap puts, read-only,
+// at inside.
+type dataMount struct {
+	fd     int
+	inside string
 }
 
 // etcEntry is one entry of the image's /etc as the sandbox sees it.
@@ -87,14 +102,20 @@ func bwrapArgs(l layout, img imageLayout) []string {
 		"--cap-drop", "ALL",
 		"--clearenv",
 	}
+	if l.SeccompFD > 0 {
+		a = append(a, "--seccomp", strconv.Itoa(l.SeccompFD))
+	}
 	if !l.Network {
 		a = append(a, "--unshare-net")
 	}
-	for _, kv := range sandboxEnv() {
+	for _, kv := range append(sandboxEnv(), l.Trust.env...) {
 		k, v, _ := strings.Cut(kv, "=")
 		a = append(a, "--setenv", k, v)
 	}
 	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/run", "--dir", "/var/tmp")
+	// /proc/keys lists every key the reading uid may view, and the sandbox
+	// runs as a host user who may have keys: their names stay outside
+	a = append(a, "--ro-bind", "/dev/null", "/proc/keys", "--ro-bind", "/dev/null", "/proc/key-users")
 	dirs := systemDirs
 	if !l.HostImage {
 		// an imported image's /var is its own, not the host's
@@ -112,6 +133,12 @@ func bwrapArgs(l layout, img imageLayout) []string {
 	a = append(a, entryArgs(l.ImageRoot, "etc", img.etc)...)
 	for _, f := range generatedEtc {
 		a = append(a, "--ro-bind", filepath.Join(l.StateDir, "etc", f), "/etc/"+f)
+	}
+	for _, m := range l.Trust.dirs {
+		a = append(a, "--ro-bind", m.host, m.inside)
+	}
+	for _, d := range l.CAData {
+		a = append(a, "--ro-bind-data", strconv.Itoa(d.fd), d.inside)
 	}
 	a = append(a, "--remount-ro", "/etc")
 	a = append(a,
@@ -145,9 +172,10 @@ func entryArgs(imageRoot, dir string, entries []etcEntry) []string {
 	return a
 }
 
+// sandboxEnv is who the sandbox user is; the agent adds PATH and the
+// package managers' settings from what the sandbox holds.
 func sandboxEnv() []string {
 	return []string{
-		"PATH=" + homeDir + "/.local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		"HOME=" + homeDir, "USER=" + sandboxUser, "LOGNAME=" + sandboxUser,
 		"SHELL=/bin/sh", "LANG=C.UTF-8", "TERM=xterm-256color", "TMPDIR=/tmp",
 	}
