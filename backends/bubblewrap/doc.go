@@ -24,6 +24,11 @@
 // (trust.go); the agent adds the PATH and package manager settings a
 // command gets.
 //
+// An imported image is hostile: it is unpacked, checked and read at each
+// start through descriptors of its own folders, never following a link it
+// holds, and an image that bwrap could use only by following one (an /etc
+// that is a link) is refused.
+//
 // When the app runs as root, bwrap is started under an unprivileged host
 // uid: inside a user namespace made by root, the sandbox user would be
 // host root, its files root's, and root-only host files readable. Each
