@@ -108,6 +108,7 @@ func New(cfg Config) (*Backend, error) {
 	if b.interp, b.libs, err = agentLibs(b.agent); err != nil {
 		return nil, err
 	}
+	b.cleanImports()
 	return b, nil
 }
 
@@ -206,6 +207,10 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	if err != nil {
 		return backends.Started{}, err
 	}
+	img, err := scanImage(imageRoot, host)
+	if err != nil {
+		return backends.Started{}, err
+	}
 	if spec.Network == backends.NetworkOn {
 		if err := b.checkNAT(); err != nil {
 			return backends.Started{}, err
@@ -229,9 +234,10 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	l := layout{
 		Name: spec.Name, ImageRoot: imageRoot, HostImage: host, StateDir: spec.StateDir,
 		Workspace: spec.Workspace, Network: spec.Network, Agent: b.agent, Interp: b.interp, Libs: b.libs,
-		CgroupProcs: cg.procsFiles(),
+		CgroupProcs: cg.procsFiles(), NestedUserns: spec.NestedUserns,
+		Trust: planTrust(os.Getenv, os.Stat, filepath.EvalSymlinks, host, b.asRoot),
 	}
-	sb, err := b.spawn(ctx, l, scanImage(imageRoot, host), run)
+	sb, err := b.spawn(ctx, l, img, run)
 	if err != nil {
 		cg.remove()
 		return backends.Started{}, err

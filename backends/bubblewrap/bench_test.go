@@ -20,7 +20,7 @@ import (
 // with `true` in place of the agent: running bwrap directly with the same
 // flags.
 func rawCommand(be *Backend, s backends.Spec, run *sandboxRun) []string {
-	img := scanImage("/", true)
+	img, _ := scanImage("/", true)
 	// network off: the same namespaces, without the NAT's descriptors
 	l := layout{Name: s.Name, ImageRoot: "/", HostImage: true, StateDir: s.StateDir, Workspace: s.Workspace,
 		Network: backends.NetworkOff, Agent: be.agent, Interp: be.interp, Libs: be.libs}

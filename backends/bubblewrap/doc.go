@@ -14,6 +14,21 @@
 // enforced where it does not. Nothing is reserved: a bubblewrap sandbox
 // counts for nothing in the memory budget.
 //
+// Nothing of the controller's reaches inside: bwrap (the sandbox's pid 1,
+// whose environment stays readable there) starts with only PATH;
+// it starts with a new, empty session keyring; /proc/keys is masked; and
+// a seccomp filter (seccomp_linux.go) denies the keyrings, io_uring, eBPF,
+// perf, userfaultfd, terminal injection, rare socket families and, unless
+// the spec asks for them, nested user namespaces. Of the controller's
+// environment only the CA variables cross, as files the sandbox can read
+// (trust.go); the agent adds the PATH and package manager settings a
+// command gets.
+//
+// An imported image is hostile: it is unpacked, checked and read at each
+// start through descriptors of its own folders, never following a link it
+// holds, and an image that bwrap could use only by following one (an /etc
+// that is a link) is refused.
+//
 // Network "on" is outbound only: slirp4netns, started as the sandbox's
 // host user inside the user namespace that owns the sandbox's network
 // namespace, gives it a NAT (10.0.2.100, gateway 10.0.2.2, DNS forwarder

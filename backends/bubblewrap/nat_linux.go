@@ -149,7 +149,8 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes, run *s
 	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = attr
-	err = cmd.Start()
+	// like bwrap, never in the controller's session keyring
+	err = startInOwnKeyring(cmd)
 	readyW.Close()
 	if err != nil {
 		return fmt.Errorf("start slirp4netns: %w", err)

@@ -70,15 +70,27 @@ func within(dir, path string) bool {
 // spawn starts the sandbox's bwrap and, for network "on", its NAT; it
 // returns once the network is up, not yet the agent.
 func (b *Backend) spawn(ctx context.Context, l layout, img imageLayout, run *sandboxRun) (*sandbox, error) {
-	args := b.command(l, img, run)
+	var inherited []*os.File
+	if run != nil && run.workspace != nil {
+		inherited = append(inherited, run.workspace) // workspaceFD
+	}
+	hardening, err := launchFiles(&l, 3+len(inherited))
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	defer closeAll(hardening)
+	inherited = append(inherited, hardening...)
 	var nat *natPipes
 	if l.Network == backends.NetworkOn {
-		var err error
 		if nat, err = newNATPipes(); err != nil {
 			return nil, err
 		}
 		defer nat.close()
+		// after the others: the launcher passes them on to bwrap
+		l.InfoFD, l.SyncFD = 3+len(inherited), 4+len(inherited)
+		inherited = append(inherited, nat.bwrapFiles()...)
 	}
+	args := b.command(l, img, run)
 	logf, err := createFresh(filepath.Join(l.StateDir, "bwrap.log"), 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
@@ -86,19 +98,9 @@ func (b *Backend) spawn(ctx context.Context, l layout, img imageLayout, run *san
 	defer logf.Close()
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = "/"
+	cmd.Env = bwrapEnv
+	cmd.ExtraFiles = inherited
 	cmd.Stdout, cmd.Stderr = logf, logf
-	// descriptors from 3: the idmapped workspace (workspaceFD, closed when
-	// there is none), then the NAT's pipes (infoFD, syncFD)
-	files := []*os.File{nil}
-	if run != nil && run.workspace != nil {
-		files[0] = run.workspace
-	}
-	if nat != nil {
-		files = append(files, nat.bwrapFiles()...)
-	}
-	if len(files) > 1 || files[0] != nil {
-		cmd.ExtraFiles = files
-	}
 	// its own session: the sandbox outlives a controller that is killed,
 	// and the next one adopts it
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -107,7 +109,7 @@ func (b *Backend) spawn(ctx context.Context, l layout, img imageLayout, run *san
 		// makes its mounts private before the launcher runs
 		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
 	}
-	err = cmd.Start()
+	err = startInOwnKeyring(cmd)
 	if nat != nil {
 		nat.closeBwrapEnds()
 	}
