@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	mathrand "math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -209,15 +210,8 @@ func newTestNetHost(t testing.TB) *testNetHost {
 	}
 	id := randomHex(4)
 	ns, vh, vn := "sdtest-"+id, "sdh"+id, "sdn"+id
-	used, _ := exec.Command("ip", "-4", "-o", "addr").Output()
-	var block int
-	for b := 4; b < 252; b += 4 {
-		if !strings.Contains(string(used), fmt.Sprintf(" 192.0.2.%d/", b+1)) {
-			block = b
-			break
-		}
-	}
-	if block == 0 {
+	block := freeTestNetBlock()
+	if block < 0 {
 		t.Skip("every /30 of 192.0.2.0/24 is in use here")
 	}
 	hostIP, nsIP := fmt.Sprintf("192.0.2.%d", block+1), fmt.Sprintf("192.0.2.%d", block+2)
@@ -237,6 +231,34 @@ func newTestNetHost(t testing.TB) *testNetHost {
 	run("-n", ns, "link", "set", vn, "up")
 	run("-n", ns, "link", "set", "lo", "up")
 	return &testNetHost{ns: ns, addr: nsIP}
+}
+
+// freeTestNetBlock picks a /30 of 192.0.2.0/24 (as its first address's
+// last byte) in which no address is the host's, a neighbour's or in a
+// route: the host's own network may be in TEST-NET-1 too, and the test
+// host must never stand in for a machine on it. -1 when none is free.
+func freeTestNetBlock() int {
+	used := map[string]bool{}
+	for _, args := range [][]string{{"-4", "-o", "addr"}, {"-4", "neigh"}, {"-4", "route"}} {
+		out, _ := exec.Command("ip", args...).Output()
+		for _, f := range strings.Fields(string(out)) {
+			addr, _, _ := strings.Cut(f, "/")
+			used[addr] = true
+		}
+	}
+	// in the top half, where a network's gateway and hosts mostly are
+	// not, and at random, so two test runs at once rarely pick the same
+	var free []int
+	for b := 128; b <= 248; b += 4 {
+		if !used[fmt.Sprintf("192.0.2.%d", b)] && !used[fmt.Sprintf("192.0.2.%d", b+1)] &&
+			!used[fmt.Sprintf("192.0.2.%d", b+2)] && !used[fmt.Sprintf("192.0.2.%d", b+3)] {
+			free = append(free, b)
+		}
+	}
+	if len(free) == 0 {
+		return -1
+	}
+	return free[mathrand.IntN(len(free))]
 }
 
 // serveHTTP serves size bytes at every path from the test host and returns
