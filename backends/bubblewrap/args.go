@@ -14,11 +14,12 @@ import (
 const (
 	homeDir      = "/home/sandbox"
 	workspaceDir = "/workspace"
-	runDir       = "/run/sandboxdesk" // the agent's socket; the sandbox's own folder
 	agentDir     = "/opt/sandboxdesk" // the agent and the libraries it needs, read-only
-	agentSocket  = runDir + "/agent.sock"
 	sandboxUID   = 1000
-	sandboxUser  = "sandbox"
+	// agentListenFD is the descriptor the agent's listening socket has in
+	// bwrap and in the agent: the first of the spawned command's extra files
+	agentListenFD = 3
+	sandboxUser   = "sandbox"
 )
 
 // systemDirs are taken from the image read-only, as folders or as the
@@ -124,7 +125,6 @@ func bwrapArgs(l layout, img imageLayout) []string {
 		"--bind", filepath.Join(l.StateDir, "home"), homeDir,
 		"--bind", filepath.Join(l.StateDir, "tmp"), "/tmp",
 		"--bind", l.Workspace, workspaceDir,
-		"--bind", filepath.Join(l.StateDir, "run"), runDir,
 		"--ro-bind", l.Agent, agentDir+"/agent",
 	)
 	for _, lib := range l.Libs {
@@ -134,7 +134,10 @@ func bwrapArgs(l layout, img imageLayout) []string {
 	if l.Interp != "" {
 		a = append(a, agentDir+"/lib/"+filepath.Base(l.Interp), "--library-path", agentDir+"/lib")
 	}
-	return append(a, agentDir+"/agent", agent.Command, agentSocket)
+	// the agent accepts on a socket the controller bound outside the
+	// sandbox and handed down (see agentListenFD): nothing in the sandbox
+	// is a path the controller dials
+	return append(a, agentDir+"/agent", agent.Command, agent.InheritedPrefix+strconv.Itoa(agentListenFD))
 }
 
 func sandboxEnv() []string {

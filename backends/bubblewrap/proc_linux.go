@@ -2,17 +2,11 @@ package bubblewrap
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
-	"net"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // ids is the host user a sandbox runs as, and whether the backend must
@@ -54,43 +48,17 @@ func sandboxIDs() ids {
 	return ids{uid: 65534, gid: 65534, switchTo: true}
 }
 
-// pidFile records the bwrap monitor of a running sandbox, with its start
-// time, so a pid reused by another process is never taken for it.
-type pidFile struct {
-	Pid       int    `json:"pid"`
-	StartTime uint64 `json:"startTime"`
-}
-
-func pidPath(stateDir string) string { return filepath.Join(stateDir, "bwrap.pid") }
-
-func readPidFile(stateDir string) (pidFile, bool) {
-	b, err := os.ReadFile(pidPath(stateDir))
-	if err != nil {
-		return pidFile{}, false
-	}
-	var p pidFile
-	if json.Unmarshal(b, &p) != nil || p.Pid <= 0 {
-		return pidFile{}, false
-	}
-	return p, true
-}
-
-func writePidFile(stateDir string, p pidFile) error {
-	b, _ := json.Marshal(p)
-	return os.WriteFile(pidPath(stateDir), b, 0o600)
-}
-
-// alive reports whether p is still the bwrap of the sandbox in stateDir:
-// the same pid, started at the same time, with the sandbox's folder
+// alive reports whether p is still the bwrap of sandbox id: the same
+// pid, started at the same time, with the sandbox's folder
 // (ROOT/sandboxes/ID, or its alias) on its command line, which is how a
 // sandbox is marked with the root it belongs to.
-func (p pidFile) alive(stateDir string) bool {
+func (p pidFile) alive(id string) bool {
 	st, ok := startTime(p.Pid)
 	if !ok || st != p.StartTime {
 		return false
 	}
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.Pid))
-	mark := "/sandboxes/" + filepath.Base(stateDir) + "/"
+	mark := "/sandboxes/" + id + "/"
 	return err == nil && bytes.Contains(cmdline, []byte(mark))
 }
 
@@ -111,20 +79,6 @@ func startTime(pid int) (uint64, bool) {
 	}
 	st, err := strconv.ParseUint(f[19], 10, 64)
 	return st, err == nil
-}
-
-// dialAgent connects to the agent's socket in the sandbox's folder. The
-// path is reached through an open handle on its folder, so a root deep
-// enough to make the path longer than a socket address allows still works.
-func dialAgent(ctx context.Context, stateDir string) (net.Conn, error) {
-	dir := filepath.Join(stateDir, "run")
-	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("reach sandbox agent: %w", err)
-	}
-	defer unix.Close(fd)
-	var d net.Dialer
-	return d.DialContext(ctx, "unix", fmt.Sprintf("/proc/self/fd/%d/agent.sock", fd))
 }
 
 // children lists the processes whose parent is pid.

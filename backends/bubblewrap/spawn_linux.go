@@ -15,9 +15,16 @@ import (
 	"sandboxdesk/backends/agent"
 )
 
-// joinScript joins each cgroup.procs file given before "--", then runs the
-// rest: every process of the sandbox is inside its cgroup from the start.
-const joinScript = `for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"`
+// startGate holds the child until the controller has recorded its pid
+// (the line it writes on stdin): a controller killed before that closes
+// the pipe, and the child ends instead of becoming a sandbox nobody
+// knows of.
+const startGate = `IFS= read -r go || exit 125; exec </dev/null; `
+
+// joinScript waits at the gate, joins each cgroup.procs file given before
+// "--", then runs the rest: every process of the sandbox is inside its
+// cgroup from the start.
+const joinScript = startGate + `for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"`
 
 // rootAlias is where, as root, the root folder is bind-mounted in the
 // sandbox's own mount namespace before bwrap starts as the sandbox user.
@@ -29,7 +36,7 @@ const rootAlias = "/mnt/sandboxdesk-root"
 // root at the alias, joins the cgroups, and becomes the sandbox user to
 // run bwrap. $1 is the root, $2 and $3 the user and group; cgroup.procs
 // files follow up to "--", then bwrap's command line.
-const aliasScript = `set -e
+const aliasScript = startGate + `set -e
 root=$1 uid=$2 gid=$3; shift 3
 mkdir -p ` + rootAlias + `
 mount -t tmpfs -o mode=0711,size=64k sandboxdesk ` + rootAlias + `
@@ -39,14 +46,11 @@ for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f"; shift; done; shift
 exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"`
 
 // command is the full command line that starts a sandbox: bwrap, behind
-// the cgroup join, and as root behind the alias mount and the switch to
-// the sandbox user.
+// the start gate and the cgroup join, and as root behind the alias mount
+// and the switch to the sandbox user.
 func (b *Backend) command(l layout, img imageLayout) []string {
 	if !b.ids.switchTo {
 		args := append([]string{b.bwrap}, bwrapArgs(l, img)...)
-		if len(l.CgroupProcs) == 0 {
-			return args
-		}
 		return append(append(append([]string{"/bin/sh", "-c", joinScript, "sh"}, l.CgroupProcs...), "--"), args...)
 	}
 	alias := rootAlias + "/r"
@@ -71,16 +75,31 @@ func within(dir, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-func (b *Backend) spawn(l layout, img imageLayout) (*sandbox, error) {
-	args := b.command(l, img)
-	logf, err := os.OpenFile(filepath.Join(l.StateDir, "bwrap.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+// spawn starts the sandbox's bwrap on a fresh agent socket. The child
+// waits at the start gate until its pid file is written, so no sandbox
+// ever runs that a later controller could not find.
+func (b *Backend) spawn(id string, l layout, img imageLayout) (*sandbox, error) {
+	ctl := b.ctlDir(id)
+	sock, err := listenAgent(ctl)
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	defer sock.Close()
+	logf, err := createCtl(ctl, logFileName)
 	if err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
 	defer logf.Close()
+	gate, release, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	defer release.Close()
+	args := b.command(l, img)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = "/"
-	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = gate, logf, logf
+	cmd.ExtraFiles = []*os.File{agentListenFD - 3: sock}
 	// its own session: the sandbox outlives a controller that is killed,
 	// and the next one adopts it
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -89,34 +108,46 @@ func (b *Backend) spawn(l layout, img imageLayout) (*sandbox, error) {
 		// command); Go makes its mounts private before the script runs
 		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	gate.Close()
+	if err != nil {
 		return nil, fmt.Errorf("start bwrap: %w", err)
 	}
 	st, _ := startTime(cmd.Process.Pid)
-	sb := &sandbox{stateDir: l.StateDir, pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{})}
-	go func() { cmd.Wait(); close(sb.exited) }()
-	if err := writePidFile(l.StateDir, sb.pid); err != nil {
-		b.kill(sb)
+	sb := &sandbox{id: id, ctl: ctl, pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		sb.reason = exitReason(cmd.ProcessState)
+		close(sb.exited)
+	}()
+	if err := writePidFile(ctl, sb.pid); err != nil {
+		release.Close() // the child ends at the gate
+		<-sb.exited
 		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	if _, err := release.Write([]byte("go\n")); err != nil {
+		<-sb.exited
+		return nil, fmt.Errorf("start sandbox: the child ended before it was let through: %w", err)
 	}
 	return sb, nil
 }
 
 // awaitAgent waits until the agent answers, or says why bwrap gave up.
+// The socket exists before bwrap starts, so a dial succeeds at once and
+// the ping waits in the socket's queue for the agent to accept it; when
+// every holder of the socket is gone it fails instead.
 func (b *Backend) awaitAgent(ctx context.Context, sb *sandbox) error {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	for delay := time.Millisecond; ; delay = min(delay*2, 50*time.Millisecond) {
-		pctx, pcancel := context.WithTimeout(ctx, time.Second)
-		_, err := agent.Call(pctx, b.dialer(sb.stateDir), agent.Request{Op: "ping"})
-		pcancel()
+		_, err := agent.Call(ctx, b.dialer(sb), agent.Request{Op: "ping"})
 		if err == nil {
 			return nil
 		}
 		select {
 		case <-sb.exited:
-			log, _ := os.ReadFile(filepath.Join(sb.stateDir, "bwrap.log"))
-			return fmt.Errorf("bwrap exited at start: %s", strings.TrimSpace(string(log)))
+			log, _ := readCtl(sb.ctl, logFileName)
+			return fmt.Errorf("bwrap exited at start (%s): %s", sb.reason, strings.TrimSpace(string(log)))
 		case <-ctx.Done():
 			return fmt.Errorf("the sandbox's agent did not answer: %w", ctx.Err())
 		case <-time.After(delay):
@@ -124,6 +155,6 @@ func (b *Backend) awaitAgent(ctx context.Context, sb *sandbox) error {
 	}
 }
 
-func (b *Backend) dialer(stateDir string) agent.Dialer {
-	return func(ctx context.Context) (net.Conn, error) { return dialAgent(ctx, stateDir) }
+func (b *Backend) dialer(sb *sandbox) agent.Dialer {
+	return func(ctx context.Context) (net.Conn, error) { return dialAgent(ctx, sb.ctl) }
 }
