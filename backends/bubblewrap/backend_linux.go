@@ -146,7 +146,6 @@ func (b *Backend) Capabilities() backends.Capabilities {
 	return backends.Capabilities{Kind: backends.KindProcess, DefaultImage: HostImage}
 }
 
-
 // Check makes one real, minimal sandbox with a time limit, as the
 // sandbox user, to learn whether this host lets bwrap make user
 // namespaces. The answer is kept.
