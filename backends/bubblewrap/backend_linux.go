@@ -261,7 +261,13 @@ func (b *Backend) get(id string) (*sandbox, bool) {
 	}
 	ctl := b.ctlDir(id)
 	p, ok := readPidFile(ctl)
-	if !ok || !p.alive(id) {
+	if !ok {
+		return nil, false
+	}
+	if !p.alive(id) {
+		// its bwrap ended while no controller watched: end what it left
+		sweep(id, p.StartTime)
+		clearCtl(ctl)
 		return nil, false
 	}
 	sb := &sandbox{id: id, ctl: ctl, pid: p, cg: findCgroup(id), exited: make(chan struct{})}
@@ -326,6 +332,7 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 	}
 	b.checkOOM(ctx, id, sb)
 	b.kill(sb)
+	sweep(id, sb.pid.StartTime)
 	if sb.cg != nil {
 		sb.cg.remove()
 	}

@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	if root := os.Getenv(childRootEnv); root != "" {
 		os.Exit(runChildController(root))
 	}
+	if root := os.Getenv(createsRootEnv); root != "" {
+		os.Exit(runConcurrentCreates(root))
+	}
 	os.Exit(m.Run())
 }
 

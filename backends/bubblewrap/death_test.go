@@ -4,6 +4,7 @@ package bubblewrap
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -27,7 +28,7 @@ func TestDeadSandboxSeenStopped(t *testing.T) {
 	}{
 		{"kill -9 -1 inside", func(t *testing.T, c *controller.Controller, _ string) {
 			// the exec dies with everything else; its result does not matter
-			c.Exec(t.Context(), ipc.Ref{Name: "first"}, backends.ExecRequest{Args: []string{"sh", "-c", "kill -9 -1"}})
+			c.Exec(t.Context(), ipc.Ref{Name: "w"}, backends.ExecRequest{Args: []string{"sh", "-c", "kill -9 -1"}})
 		}},
 		{"bwrap killed from the host", func(t *testing.T, _ *controller.Controller, ctl string) {
 			p, ok := readPidFile(ctl)
@@ -46,23 +47,32 @@ func TestDeadSandboxSeenStopped(t *testing.T) {
 				name += ", adopted"
 			}
 			t.Run(name, func(t *testing.T) {
-				c, root := newController(t)
-				one := 1
-				if _, err := c.SetLimits(t.Context(), &one, nil); err != nil {
-					t.Fatal(err)
-				}
-				first, err := c.Create(t.Context(), ipc.CreateRequest{Name: "first", MemoryMiB: ptr(int64(256))})
-				if err != nil {
-					t.Fatal(err)
-				}
+				var c *controller.Controller
+				var root string
 				if adopted {
-					// a new controller over the same root, with a backend
-					// that did not start the sandbox and cannot wait for it
-					c.Close()
+					// started by a controller process that is gone: the
+					// new one did not start it and cannot wait for it
+					newRig(t) // skips where bwrap is missing
+					root = t.TempDir()
+					childControllerKilled(t, root)
+					var err error
 					if c, err = openController(t.Context(), root); err != nil {
 						t.Fatal(err)
 					}
 					t.Cleanup(func() { c.Shutdown(context.Background()) })
+				} else {
+					c, root = newController(t)
+					if _, err := c.Create(t.Context(), ipc.CreateRequest{Name: "w", MemoryMiB: ptr(int64(256))}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				one := 1
+				if _, err := c.SetLimits(t.Context(), &one, nil); err != nil {
+					t.Fatal(err)
+				}
+				first, err := c.Inspect(t.Context(), ipc.Ref{Name: "w"})
+				if err != nil || first.State != ipc.StateRunning {
+					t.Fatalf("w before the kill: %s, %v", first.State, err)
 				}
 				events, stop := c.Subscribe()
 				defer stop()
@@ -74,19 +84,25 @@ func TestDeadSandboxSeenStopped(t *testing.T) {
 				waitFor(t, events, "second queued", func(e ipc.Event) bool { return e.Sandbox == "second" && e.State == ipc.StateQueued })
 
 				k.kill(t, c, filepath.Join(root, controlFolder, first.ID))
-				waitFor(t, events, "first stopped", func(e ipc.Event) bool { return e.Sandbox == "first" && e.State == ipc.StateStopped })
-				sb, err := c.Inspect(t.Context(), ipc.Ref{Name: "first"})
+				waitFor(t, events, "w stopped", func(e ipc.Event) bool { return e.Sandbox == "w" && e.State == ipc.StateStopped })
+				sb, err := c.Inspect(t.Context(), ipc.Ref{Name: "w"})
 				if err != nil || sb.State != ipc.StateStopped || !strings.HasPrefix(sb.Error, "stopped: ") {
 					t.Errorf("the dead sandbox reads %s with reason %q (%v); want stopped with a reason", sb.State, sb.Error, err)
 				}
 				t.Logf("reason: %s", sb.Error)
+				settled(t, 0, func() string {
+					if left := rootProcesses(root)[first.ID]; len(left) > 0 {
+						return fmt.Sprintf("the dead sandbox left processes %v", left)
+					}
+					return ""
+				})
 				select {
 				case err := <-queued:
 					if err != nil {
 						t.Fatalf("the queued start: %v", err)
 					}
 				case <-time.After(time.Minute):
-					t.Fatal("the queued start was not admitted after the first sandbox died")
+					t.Fatal("the queued start was not admitted after w died")
 				}
 				if sb, err := c.Inspect(t.Context(), ipc.Ref{Name: "second"}); err != nil || sb.State != ipc.StateRunning {
 					t.Errorf("second: %s, %v; want running", sb.State, err)

@@ -81,6 +81,30 @@ func startTime(pid int) (uint64, bool) {
 	return st, err == nil
 }
 
+// sweep kills what is left of sandbox id's processes once its bwrap is
+// gone or going: every process that names the sandbox's folder on its
+// command line (the start script, bwrap, and bwrap's init inside, which
+// keeps bwrap's command line) and started no earlier than it. The init
+// is pid 1 of the sandbox's pid namespace: its end ends every process
+// in the sandbox, even when the bwrap outside was killed first and left
+// it to the host's init.
+func sweep(id string, since uint64) {
+	mark := []byte("/sandboxes/" + id + "/")
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := startTime(pid); !ok || st < since {
+			continue
+		}
+		if cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.Contains(cmdline, mark) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
 // children lists the processes whose parent is pid.
 func children(pid int) []int {
 	var out []int

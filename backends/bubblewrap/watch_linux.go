@@ -22,6 +22,7 @@ func (b *Backend) watch(sb *sandbox) {
 	<-sb.exited
 	b.mu.Lock()
 	unasked := b.running[sb.id] == sb && !sb.stopping
+	seen := sb.oomsSeen
 	if unasked {
 		delete(b.running, sb.id)
 	}
@@ -29,10 +30,11 @@ func (b *Backend) watch(sb *sandbox) {
 	if !unasked {
 		return // Stop or a failed start cleans up after itself
 	}
+	sweep(sb.id, sb.pid.StartTime)
 	reason := sb.reason
 	if sb.cg != nil {
-		if n := sb.cg.ooms(); n > sb.oomsSeen {
-			reason = fmt.Sprintf("out of memory: the kernel killed %d process(es) at the %d MiB limit; %s", n-sb.oomsSeen, sb.limitMiB, reason)
+		if n := sb.cg.ooms(); n > seen {
+			reason = fmt.Sprintf("out of memory: the kernel killed %d process(es) at the %d MiB limit; %s", n-seen, sb.limitMiB, reason)
 		}
 		sb.cg.remove()
 	}
