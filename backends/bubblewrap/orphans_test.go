@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -32,6 +33,9 @@ const (
 	// testdata/orphans.sh for a longer run).
 	orphanRunsEnv = "SANDBOXDESK_ORPHAN_RUNS"
 	concurrent    = 20
+	// killWindow is when the kill may come: 20 creates take half a
+	// second to a second here, so most kills land amid them, some after
+	killWindow = time.Second
 )
 
 // runConcurrentCreates is a controller process that starts 20 sandboxes
@@ -55,10 +59,10 @@ func runConcurrentCreates(root string) int {
 		go func() {
 			defer wg.Done()
 			c.Create(ctx, ipc.CreateRequest{Name: "w" + strconv.Itoa(i), MemoryMiB: ptr(int64(128))})
+			fmt.Println("done")
 		}()
 	}
 	wg.Wait()
-	fmt.Println("created")
 	select {}
 }
 
@@ -87,7 +91,7 @@ func TestKilledDuringCreatesLeavesNoOrphans(t *testing.T) {
 		settled(t, run, func() string {
 			var err error
 			if c, err = openController(t.Context(), root); err != nil {
-				return fmt.Sprintf("reopen after a kill %v into the creates: %v", at, err)
+				return fmt.Sprintf("reopen after a kill %s: %v", at, err)
 			}
 			return ""
 		})
@@ -126,13 +130,14 @@ func TestKilledDuringCreatesLeavesNoOrphans(t *testing.T) {
 			return ""
 		})
 		checkIntegrity(t, root)
-		t.Logf("run %d: killed %v into the creates: no orphans, %d workspaces kept", run, at, len(kept))
+		t.Logf("run %d: killed %s: no orphans, %d workspaces kept", run, at, len(kept))
 	}
 }
 
 // killChildDuringCreates runs a controller process that makes 20
-// sandboxes at once and SIGKILLs it at a random moment, and says when.
-func killChildDuringCreates(t *testing.T, root string) time.Duration {
+// sandboxes at once and SIGKILLs it at a random moment, and says when:
+// how long after it opened the root, and how many creates had returned.
+func killChildDuringCreates(t *testing.T, root string) string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), createsRootEnv+"="+root)
@@ -141,16 +146,24 @@ func killChildDuringCreates(t *testing.T, root string) time.Duration {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if line, _ := bufio.NewReader(stdout).ReadString('\n'); strings.TrimSpace(line) != "open" {
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() || lines.Text() != "open" {
 		cmd.Process.Kill()
 		cmd.Wait()
-		t.Fatalf("child controller said %q", line)
+		t.Fatalf("child controller said %q", lines.Text())
 	}
-	at := time.Duration(rand.Int64N(int64(1500 * time.Millisecond)))
+	var done atomic.Int32
+	go func() {
+		for lines.Scan() {
+			done.Add(1)
+		}
+	}()
+	at := time.Duration(rand.Int64N(int64(killWindow)))
 	time.Sleep(at)
 	cmd.Process.Signal(syscall.SIGKILL)
+	n := done.Load()
 	cmd.Wait()
-	return at
+	return fmt.Sprintf("%v after opening, %d of %d creates done", at.Round(time.Millisecond), n, concurrent)
 }
 
 // settled waits, with a generous deadline, until check finds nothing
