@@ -3,11 +3,14 @@
 package bubblewrap
 
 import (
+	"encoding/json"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHostileAgentSocketSwap: a sandbox that replaces every agent socket
@@ -86,5 +89,39 @@ func TestHostileAgentNotAttachable(t *testing.T) {
 	}
 	if code, out := r.sh(s.ID, "ls /proc/self/fd >/dev/null && echo ok"); code != 0 || out != "ok\n" {
 		t.Fatalf("the commands the agent starts lost their own /proc: %d %q", code, out)
+	}
+}
+
+// TestLegacySandboxEnded: a sandbox an earlier version started (its pid
+// file in its own folder, its agent on a path the sandbox can replace)
+// cannot be reached safely, so Observe ends it rather than leave it
+// running unlisted beside a new tree.
+func TestLegacySandboxEnded(t *testing.T) {
+	r := newRig(t)
+	s := r.spec("old")
+	// a stand-in for its bwrap: marked with its folder, as bwrap's
+	// command line is
+	old := exec.Command("sh", "-c", "sleep 300", filepath.Join(s.StateDir, "home")+"/")
+	if err := old.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer old.Process.Kill()
+	exited := make(chan struct{})
+	go func() { old.Wait(); close(exited) }()
+	st, _ := startTime(old.Process.Pid)
+	b, _ := json.Marshal(pidFile{Pid: old.Process.Pid, StartTime: st})
+	if err := os.WriteFile(filepath.Join(s.StateDir, pidFileName), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.b.Observe(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+	case <-time.After(time.Minute):
+		t.Fatal("the sandbox an earlier version started still runs")
+	}
+	if _, err := os.Stat(filepath.Join(s.StateDir, pidFileName)); !os.IsNotExist(err) {
+		t.Errorf("its pid file is still there: %v", err)
 	}
 }

@@ -375,6 +375,7 @@ func (b *Backend) Remove(ctx context.Context, id string) error {
 // Observe lists the sandboxes of this root that have a bwrap on record,
 // and whether it still runs.
 func (b *Backend) Observe(ctx context.Context) ([]backends.Observed, error) {
+	b.endLegacy()
 	entries, err := os.ReadDir(filepath.Join(b.root, controlFolder))
 	if err != nil && !os.IsNotExist(err) {
 		return nil, err

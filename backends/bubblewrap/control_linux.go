@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -157,5 +159,32 @@ func readCtl(dir, name string) ([]byte, error) {
 func clearCtl(dir string) {
 	for _, name := range []string{pidFileName, agentSockName} {
 		os.Remove(filepath.Join(dir, name))
+	}
+}
+
+// endLegacy ends the sandboxes that versions before the control folder
+// started. Their pid file is in the sandbox's own folder and their agent
+// listens on a path the sandbox can replace, so they cannot be reached
+// safely; left running, nothing would list them and a create would start
+// a second tree beside them. Their folders and workspaces stay.
+func (b *Backend) endLegacy() {
+	entries, _ := os.ReadDir(filepath.Join(b.root, "sandboxes"))
+	for _, e := range entries {
+		path := filepath.Join(b.root, "sandboxes", e.Name(), pidFileName)
+		f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			continue
+		}
+		var p pidFile
+		err = json.NewDecoder(io.LimitReader(f, 4096)).Decode(&p)
+		f.Close()
+		if err == nil && p.Pid > 0 && p.alive(e.Name()) {
+			for _, child := range children(p.Pid) {
+				syscall.Kill(child, syscall.SIGKILL)
+			}
+			syscall.Kill(p.Pid, syscall.SIGKILL)
+			sweep(e.Name(), p.StartTime)
+		}
+		os.Remove(path)
 	}
 }
