@@ -13,13 +13,6 @@ import (
 	"syscall"
 )
 
-// InheritedPrefix names, in the agent's argument, a listening socket it
-// inherits instead of a path it listens on: "fd:3". A path inside the
-// sandbox can be replaced by anything the sandbox runs; a socket the
-// controller bound where the sandbox cannot see is reached only by the
-// controller, and accepted on only by the agent.
-const InheritedPrefix = "fd:"
-
 // Main runs the agent on the socket in args (a path, or "fd:N" for an
 // inherited listening socket) and returns the exit status. It is the
 // first process of a sandbox.
