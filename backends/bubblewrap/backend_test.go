@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	if root := os.Getenv(createsRootEnv); root != "" {
 		os.Exit(runConcurrentCreates(root))
 	}
+	if root := os.Getenv(childImportEnv); root != "" {
+		os.Exit(runChildImport(root))
+	}
 	os.Exit(m.Run())
 }
 

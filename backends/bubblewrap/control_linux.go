@@ -29,6 +29,8 @@ const (
 
 func (b *Backend) ctlDir(id string) string { return filepath.Join(b.root, controlFolder, id) }
 
+func (b *Backend) stateDir(id string) string { return filepath.Join(b.root, "sandboxes", id) }
+
 // openCtl opens a control folder without following a link, making it
 // first when make is set, and refuses one that is not the controller's
 // own and private. The handle reaches the folder's entries by
