@@ -24,6 +24,11 @@
 // (trust.go); the agent adds the PATH and package manager settings a
 // command gets.
 //
+// An imported image is hostile: it is unpacked, checked and read at each
+// start through descriptors of its own folders, never following a link it
+// holds, and an image that bwrap could use only by following one (an /etc
+// that is a link) is refused.
+//
 // The controller reaches the agent only through ROOT/bubblewrap/ID, a
 // folder private to the controller's user and never bound into a
 // sandbox: it binds the agent's socket there and hands the listening
