@@ -81,6 +81,12 @@ func TestKilledDuringCreatesLeavesNoOrphans(t *testing.T) {
 		}
 	}
 	root := t.TempDir()
+	t.Cleanup(func() {
+		// a failed run leaves no sandbox running behind the test
+		for id := range rootProcesses(root) {
+			sweep(id, 0)
+		}
+	})
 	kept := map[string]bool{} // workspaces holding a file the test put there
 	for run := range runs {
 		at := killChildDuringCreates(t, root)
