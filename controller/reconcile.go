@@ -16,6 +16,11 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// held while observing: a backend that adopts a running sandbox starts
+	// watching it, and a death it sees at once must find the records
+	// loaded, not be lost before they are
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	running := map[string]bool{}
 	observed := map[string]bool{} // backends we could ask
 	for name, b := range c.backends {
@@ -29,8 +34,6 @@ func (c *Controller) reconcile(ctx context.Context) error {
 			running[o.ID] = o.Running
 		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	for i := range recs {
 		r := &recs[i]
 		c.boxes[r.FullName] = r

@@ -14,9 +14,7 @@ import (
 const (
 	homeDir      = "/home/sandbox"
 	workspaceDir = "/workspace"
-	runDir       = "/run/sandboxdesk" // the agent's socket; the sandbox's own folder
 	agentDir     = "/opt/sandboxdesk" // the agent and the libraries it needs, read-only
-	agentSocket  = runDir + "/agent.sock"
 	sandboxUID   = 1000
 	sandboxUser  = "sandbox"
 )
@@ -70,6 +68,9 @@ type layout struct {
 	// CgroupProcs are cgroup.procs files the sandbox joins before bwrap
 	// starts, so every process in it is limited.
 	CgroupProcs []string
+	// AgentFD is the inherited descriptor of the agent's listening socket,
+	// which bwrap passes on to the agent.
+	AgentFD int
 	// SeccompFD is the inherited descriptor bwrap reads the seccomp filter
 	// from (0: none); NestedUserns leaves user namespaces to the sandbox.
 	SeccompFD    int
@@ -195,7 +196,6 @@ func bwrapArgs(l layout, img imageLayout) []string {
 		"--bind", filepath.Join(l.StateDir, "home"), homeDir,
 		"--bind", filepath.Join(l.StateDir, "tmp"), "/tmp",
 		"--bind", l.Workspace, workspaceDir,
-		"--bind", filepath.Join(l.StateDir, "run"), runDir,
 		"--ro-bind", l.Agent, agentDir+"/agent",
 	)
 	for _, lib := range l.Libs {
@@ -205,7 +205,10 @@ func bwrapArgs(l layout, img imageLayout) []string {
 	if l.Interp != "" {
 		a = append(a, agentDir+"/lib/"+filepath.Base(l.Interp), "--library-path", agentDir+"/lib")
 	}
-	return append(a, agentDir+"/agent", agent.Command, agentSocket)
+	// the agent accepts on a socket the controller bound outside the
+	// sandbox and handed down (AgentFD): nothing in the sandbox
+	// is a path the controller dials
+	return append(a, agentDir+"/agent", agent.Command, agent.InheritedPrefix+strconv.Itoa(l.AgentFD))
 }
 
 // entryArgs binds the image's entries of folder dir one by one, and

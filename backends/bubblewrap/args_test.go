@@ -9,7 +9,7 @@ import (
 
 func TestBwrapArgs(t *testing.T) {
 	l := layout{
-		Name: "agent-7", ImageRoot: "/", HostImage: true, StateDir: "/r/sandboxes/sb-1",
+		Name: "agent-7", ImageRoot: "/", HostImage: true, AgentFD: 3, StateDir: "/r/sandboxes/sb-1",
 		Workspace: "/r/workspaces/agent-7", Network: backends.NetworkOn, Agent: "/r/agent/sandboxdesk-agent",
 		Interp: "/lib64/ld-linux-x86-64.so.2", Libs: []string{"/lib/x86_64-linux-gnu/libc.so.6", "/lib64/ld-linux-x86-64.so.2"},
 		SeccompFD: 3,
@@ -34,16 +34,18 @@ func TestBwrapArgs(t *testing.T) {
 		"--ro-bind /usr /usr", "--symlink usr/bin /bin",
 		"--tmpfs /etc", "--ro-bind /etc/ssl /etc/ssl", "--ro-bind /r/sandboxes/sb-1/etc/passwd /etc/passwd", "--remount-ro /etc",
 		"--bind /r/sandboxes/sb-1/home /home/sandbox", "--bind /r/sandboxes/sb-1/tmp /tmp",
-		"--bind /r/workspaces/agent-7 /workspace", "--bind /r/sandboxes/sb-1/run /run/sandboxdesk",
+		"--bind /r/workspaces/agent-7 /workspace",
 		"--ro-bind /r/agent/sandboxdesk-agent /opt/sandboxdesk/agent",
 		"--ro-bind /lib/x86_64-linux-gnu/libc.so.6 /opt/sandboxdesk/lib/libc.so.6",
-		"-- /opt/sandboxdesk/lib/ld-linux-x86-64.so.2 --library-path /opt/sandboxdesk/lib /opt/sandboxdesk/agent __sandboxdesk_agent /run/sandboxdesk/agent.sock",
+		"-- /opt/sandboxdesk/lib/ld-linux-x86-64.so.2 --library-path /opt/sandboxdesk/lib /opt/sandboxdesk/agent __sandboxdesk_agent fd:3",
 	} {
 		if !strings.Contains(line, want) {
 			t.Errorf("args lack %q:\n%s", want, line)
 		}
 	}
-	for _, never := range []string{"--die-with-parent", "-bind /home ", "-bind /root", " /root ", "--ro-bind /etc /etc", "--share-net", "--setenv PATH"} {
+	for _, never := range []string{"--die-with-parent", "-bind /home ", "-bind /root", " /root ", "--ro-bind /etc /etc", "--share-net", "--setenv PATH",
+		// the controller dials nothing the sandbox can reach
+		"/run/sandboxdesk", "agent.sock", "/sandboxes/sb-1/ctl"} {
 		if strings.Contains(line, never) {
 			t.Errorf("args contain %q:\n%s", never, line)
 		}

@@ -32,6 +32,9 @@ func TestMain(m *testing.M) {
 	if root := os.Getenv(childRootEnv); root != "" {
 		os.Exit(runChildController(root))
 	}
+	if root := os.Getenv(createsRootEnv); root != "" {
+		os.Exit(runConcurrentCreates(root))
+	}
 	if root := os.Getenv(childImportEnv); root != "" {
 		os.Exit(runChildImport(root))
 	}
@@ -322,7 +325,7 @@ func TestSuiteAsUnprivilegedUser(t *testing.T) {
 	if err := os.WriteFile(bin, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run := []string{bin, "-test.run=^Test(BackgroundProcess|SandboxIdentity|NetworkOff|Escapes|MemoryLimit|ObserveAndAdopt|Imported|Hostile|NAT)", "-test.v", "-test.count=1"}
+	run := []string{bin, "-test.run=^Test(BackgroundProcess|SandboxIdentity|NetworkOff|Escapes|MemoryLimit|ObserveAndAdopt|Imported|DeadSandbox|KilledDuringCreates|Hostile|NAT)", "-test.v", "-test.count=1"}
 	cmd := exec.CommandContext(t.Context(), "setpriv", append([]string{"--reuid=65534", "--regid=65534", "--clear-groups", "--"}, run...)...)
 	if !tunUsableByOthers() {
 		// a desktop's /dev/net/tun is 0666; where it is root's alone, the

@@ -84,6 +84,7 @@ func BenchmarkRawBwrapTrue(b *testing.B) {
 	for b.Loop() {
 		c := exec.Command(cmd[0], cmd[1:]...)
 		c.Dir = "/"
+		c.Stdin = strings.NewReader("go\n") // through the start gate
 		if be.asRoot {
 			c.SysProcAttr = rawSysProcAttr()
 		}

@@ -1,7 +1,7 @@
 // Package bubblewrap is the Linux sandbox backend. A running sandbox is one
 // long-lived bwrap process tree: its own user, pid, ipc and uts
-// namespaces, a network namespace of its own unless the host's network
-// is asked for, a new session, every capability dropped, the host's /usr read-only or an
+// namespaces (and network namespace when the network is off), a new
+// session, every capability dropped, the host's /usr read-only or an
 // imported root file system, and nothing of the host's homes. Its first
 // process is the sandboxdesk agent, which runs each command the controller
 // sends as an unprivileged user, so a background process started by one
@@ -28,6 +28,16 @@
 // start through descriptors of its own folders, never following a link it
 // holds, and an image that bwrap could use only by following one (an /etc
 // that is a link) is refused.
+//
+// The controller reaches the agent only through ROOT/bubblewrap/ID, a
+// folder private to the controller's user and never bound into a
+// sandbox: it binds the agent's socket there and hands the listening
+// socket to bwrap, so nothing a sandbox can write is ever a path the
+// controller dials. The same folder holds bwrap's pid file, written
+// before the start script lets bwrap run, so every sandbox process is
+// known to the next controller however the last one ended. A sandbox
+// whose bwrap ends unasked is reported to the controller as stopped, with
+// the reason, and whatever it left is killed.
 //
 // Network "on" is outbound only: slirp4netns, started as the sandbox's
 // host user inside the user namespace that owns the sandbox's network

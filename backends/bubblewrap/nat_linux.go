@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,6 +14,9 @@ import (
 
 	"golang.org/x/sys/unix"
 )
+
+// natLogName is the NAT helper's log, in the sandbox's control folder.
+const natLogName = "net.log"
 
 // errNoSlirp is the start error when network "on" is asked of a host
 // without its NAT helper: never a silent fallback to the host's network.
@@ -130,7 +132,7 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes, run *s
 		return fmt.Errorf("start sandbox network: %w", err)
 	}
 	defer readyR.Close()
-	logf, err := createFresh(filepath.Join(sb.stateDir, "net.log"), 0o600)
+	logf, err := createCtl(sb.ctl, natLogName)
 	if err != nil {
 		readyW.Close()
 		return fmt.Errorf("start sandbox network: %w", err)
@@ -160,11 +162,11 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes, run *s
 	exited := make(chan struct{})
 	sb.netExited = exited
 	go func() { cmd.Wait(); close(exited) }()
-	if err := writePidFile(sb.stateDir, sb.pid); err != nil {
+	if err := writePidFile(sb.ctl, sb.pid); err != nil {
 		return fmt.Errorf("start sandbox: %w", err)
 	}
 	if err := awaitByte(ctx, readyR); err != nil {
-		log, _ := readFileNoFollow(filepath.Join(sb.stateDir, "net.log"))
+		log, _ := readCtl(sb.ctl, natLogName)
 		return fmt.Errorf("the sandbox's network did not come up: %w: %s", err, strings.TrimSpace(string(log)))
 	}
 	return nil

@@ -290,7 +290,7 @@ func (h *testNetHost) serveHTTP(t testing.TB, port, size int) string {
 func TestNATLivesAsLongAsTheSandbox(t *testing.T) {
 	r := newRig(t)
 	s := r.startNet("w", backends.NetworkOn)
-	p, ok := readPidFile(s.StateDir)
+	p, ok := readPidFile(r.b.ctlDir(s.ID))
 	if !ok || !p.netAlive() {
 		t.Fatalf("no NAT helper on record for a running sandbox: %+v", p)
 	}
@@ -302,7 +302,7 @@ func TestNATLivesAsLongAsTheSandbox(t *testing.T) {
 	}
 
 	r.start(s, 256)
-	p, _ = readPidFile(s.StateDir)
+	p, _ = readPidFile(r.b.ctlDir(s.ID))
 	for _, child := range children(p.Pid) {
 		syscall.Kill(child, syscall.SIGKILL) // the sandbox's init dies
 	}
@@ -325,7 +325,7 @@ func TestNetworkOnWithoutSlirp4netns(t *testing.T) {
 		r.b.Remove(t.Context(), s.ID)
 		t.Fatalf("start with network on and no slirp4netns: %v", err)
 	}
-	if _, ok := readPidFile(s.StateDir); ok {
+	if _, ok := readPidFile(r.b.ctlDir(s.ID)); ok {
 		t.Error("a refused start left a bwrap on record")
 	}
 	r.startNet("off", backends.NetworkOff)
@@ -333,10 +333,10 @@ func TestNetworkOnWithoutSlirp4netns(t *testing.T) {
 
 // natsUnder counts the live NAT helpers on record for the sandboxes of root.
 func natsUnder(root string) int {
-	ids, _ := os.ReadDir(filepath.Join(root, "sandboxes"))
+	ids, _ := os.ReadDir(filepath.Join(root, controlFolder))
 	n := 0
 	for _, id := range ids {
-		if p, ok := readPidFile(filepath.Join(root, "sandboxes", id.Name())); ok && p.netAlive() {
+		if p, ok := readPidFile(filepath.Join(root, controlFolder, id.Name())); ok && p.netAlive() {
 			n++
 		}
 	}
