@@ -37,10 +37,10 @@ type Image struct {
 // Capabilities tells the controller what a backend can do, so it never has
 // to ask which backend it is talking to.
 type Capabilities struct {
+	// Kind says whether the backend reserves memory (a VM) or only limits
+	// host processes; the controller reads what a start really did from
+	// Started, so no other memory flag is needed.
 	Kind Kind
-	// ReservesMemory: the backend builds each sandbox with a fixed amount
-	// of memory and holds it while it runs (a VM).
-	ReservesMemory bool
 	// Checkpoints: a stopped sandbox may keep a checkpoint that makes the
 	// next start warm.
 	Checkpoints bool
@@ -55,10 +55,13 @@ type Spec struct {
 	Root string // the controller's root, marked on everything the backend makes
 
 	Image Image
-	// MemoryMiB is the sandbox's own memory, 0 when it named none.
+	// MemoryMiB is the memory the controller decided for this start: the
+	// sandbox's own value, else the Settings default, else its share of
+	// the budget. Never 0; the backend builds (or limits) with exactly it.
 	MemoryMiB int64
-	CPUs      int
-	DiskMiB   int64
+	// CPUs and DiskMiB are likewise resolved by the controller.
+	CPUs    int
+	DiskMiB int64
 	Network   bool
 
 	// Workspace is the host folder bound at /workspace; it outlives the

@@ -23,9 +23,9 @@ type Backend interface {
 	Capabilities() backends.Capabilities
 	// Images lists the images the backend can start sandboxes from.
 	Images(ctx context.Context) ([]backends.Image, error)
-	// Start builds or boots the sandbox. defaultMemoryMiB is what the
-	// controller resolved for a sandbox that names no memory of its own.
-	Start(ctx context.Context, spec backends.Spec, defaultMemoryMiB int64) (backends.Started, error)
+	// Start builds or boots the sandbox with spec.MemoryMiB, the one
+	// number the controller decided; the backend does not choose.
+	Start(ctx context.Context, spec backends.Spec) (backends.Started, error)
 	// Stop asks the sandbox's processes to end and kills what is left
 	// after grace.
 	Stop(ctx context.Context, id string, grace time.Duration) (backends.Stopped, error)

@@ -126,3 +126,6 @@ func (e *env) workspaceExists(name string) bool {
 	_, err := os.Stat(e.c.workspace(name))
 	return err == nil
 }
+
+// withMemory gives a spec the memory the controller would have decided.
+func withMemory(s backendsSpec, mib int64) backendsSpec { s.MemoryMiB = mib; return s }

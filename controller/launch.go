@@ -32,7 +32,8 @@ func (c *Controller) Launch(ctx context.Context, refs []ipc.Ref) error {
 		}
 		defer unlock()
 	}
-	lim, err := c.Limits(ctx)
+	m := c.measureNow(ctx)
+	lim, err := c.limitsOn(ctx, m)
 	if err != nil {
 		return err
 	}
@@ -75,7 +76,7 @@ func (c *Controller) Launch(ctx context.Context, refs []ipc.Ref) error {
 					return
 				}
 			}
-			errs[i] = c.boot(ctx, j.r.FullName)
+			errs[i] = c.boot(ctx, j.r.FullName, m)
 		}()
 	}
 	wg.Wait()

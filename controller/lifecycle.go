@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"sandboxdesk/backends"
-	"sandboxdesk/host"
 	"sandboxdesk/ipc"
 )
 
@@ -45,11 +44,12 @@ func (c *Controller) Create(ctx context.Context, req ipc.CreateRequest) (ipc.San
 		}
 		existing, reason = nil, "replaced: workspace emptied"
 	}
+	m := c.measureNow(ctx) // once: the reuse check and the start read it
 	if existing != nil {
-		ok, why := serves(existing, s, c.clock.Now(), c.held(ctx))
+		ok, why := serves(existing, s, c.clock.Now(), c.heldBy(ctx, existing, m))
 		if ok {
 			if !existing.State.Active() {
-				if err := c.start(ctx, existing, false); err != nil {
+				if err := c.start(ctx, existing, false, m); err != nil {
 					return ipc.Sandbox{}, err
 				}
 			}
@@ -64,7 +64,7 @@ func (c *Controller) Create(ctx context.Context, req ipc.CreateRequest) (ipc.San
 	if err != nil {
 		return ipc.Sandbox{}, err
 	}
-	if err := c.start(ctx, r, true); err != nil {
+	if err := c.start(ctx, r, true, m); err != nil {
 		return ipc.Sandbox{}, err
 	}
 	return c.Inspect(ctx, ipc.Ref{Prefix: req.Prefix, Name: req.Name})
@@ -118,9 +118,10 @@ func (c *Controller) get(full string) *record {
 
 // start admits r (waiting in the queue if the host is full) and boots it.
 // A start that is called off while queued leaves r as it was, or, for a
-// sandbox built by this very call (fresh), leaves nothing at all.
-func (c *Controller) start(ctx context.Context, r *record, fresh bool) error {
-	lim, err := c.Limits(ctx)
+// sandbox built by this very call (fresh), leaves nothing at all. m is
+// the host as this start measured it.
+func (c *Controller) start(ctx context.Context, r *record, fresh bool, m measured) error {
+	lim, err := c.limitsOn(ctx, m)
 	if err != nil {
 		return err
 	}
@@ -140,7 +141,7 @@ func (c *Controller) start(ctx context.Context, r *record, fresh bool) error {
 			return err
 		}
 	}
-	return c.boot(ctx, r.FullName)
+	return c.boot(ctx, r.FullName, m)
 }
 
 // forget deletes a sandbox that never ran and its folders; its workspace
@@ -158,9 +159,9 @@ func (c *Controller) forget(r *record) {
 	os.Remove(c.workspace(r.FullName)) // only succeeds when empty
 }
 
-// boot resolves the memory of a sandbox already marked starting, with
-// itself counted, and asks the backend to start it.
-func (c *Controller) boot(ctx context.Context, full string) error {
+// boot decides the memory of a sandbox already marked starting, with
+// itself counted, and asks the backend to start it with that one number.
+func (c *Controller) boot(ctx context.Context, full string, m measured) error {
 	r := c.get(full)
 	if r == nil {
 		return ipc.Errorf(ipc.ErrNotFound, "sandbox %s vanished while starting", full)
@@ -169,26 +170,18 @@ func (c *Controller) boot(ctx context.Context, full string) error {
 	if err != nil {
 		return c.failStart(ctx, r, err)
 	}
-	// one measurement serves the memory share and the default CPUs
-	info, merr := c.measure(ctx)
-	def, err := c.resolveMemory(ctx, info, merr)
-	if err != nil && r.MemoryMiB == 0 {
+	d, err := c.decide(ctx, r.MemoryMiB, m, true)
+	if err != nil {
 		return c.failStart(ctx, r, err)
 	}
 	spec := backends.Spec{
 		ID: r.ID, Name: r.FullName, Root: c.root,
 		Image:     backends.Image{Name: r.Image, Digest: r.ImageDigest},
-		MemoryMiB: r.MemoryMiB, CPUs: r.CPUs, DiskMiB: r.DiskMiB, Network: r.Network,
+		MemoryMiB: d.MemoryMiB, CPUs: pick(r.CPUs, d.CPUs), DiskMiB: pick(r.DiskMiB, d.DiskMiB), Network: r.Network,
 		Workspace: c.workspace(r.FullName), StateDir: c.stateDir(r.ID),
 	}
-	if spec.CPUs == 0 {
-		spec.CPUs = heldOn(info, merr).cpus
-	}
-	if spec.DiskMiB == 0 {
-		spec.DiskMiB = StandardSize.DiskMiB
-	}
 	c.Progress(r.FullName, 0, "starting ("+r.Backend+")")
-	started, err := b.Start(ctx, spec, def)
+	started, err := b.Start(ctx, spec)
 	c.Progress(r.FullName, 1, "")
 	if err != nil {
 		return c.failStart(ctx, r, fmt.Errorf("start sandbox %s: %w", r.FullName, err))
@@ -196,26 +189,11 @@ func (c *Controller) boot(ctx context.Context, full string) error {
 	now := c.clock.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r.State, r.Error = ipc.StateRunning, ""
+	r.State, r.Error, r.Restore = ipc.StateRunning, "", false
 	r.ReservedMiB, r.LimitMiB = started.ReservedMiB, started.MemoryLimitMiB
+	r.HeldCPUs, r.HeldDiskMiB = spec.CPUs, spec.DiskMiB
 	r.StartedAt, r.LastUsedAt, r.CheckpointAt = now, now, time.Time{}
 	return c.setStateLocked(ctx, r, "running")
-}
-
-// resolveMemory is the default memory for the sandbox being started now:
-// the Settings default if there is one, else the share of the budget with
-// every active sandbox (the starter included) counted, on the host as
-// measured (info, or the error measuring it gave).
-func (c *Controller) resolveMemory(ctx context.Context, info host.Info, err error) (int64, error) {
-	if v, ok, serr := c.settingInt(ctx, settingDefaultMemory); serr != nil || ok {
-		return int64(v), serr
-	}
-	if err != nil {
-		return 0, ipc.Errorf(ipc.ErrUnavailable, "cannot measure host memory to share it out (%v); give the sandbox a memory size", err)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return DefaultMemoryMiB(info.TotalMemoryBytes, c.activeLocked(), c.committedLocked()), nil
 }
 
 // failStart marks r broken with the reason, frees its slot, and returns

@@ -171,7 +171,7 @@ func (b *Backend) Check(ctx context.Context) error {
 
 // Start makes the sandbox's folders and cgroup and starts its bwrap, then
 // waits for its agent to answer.
-func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMiB int64) (backends.Started, error) {
+func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Started, error) {
 	if err := b.Check(ctx); err != nil {
 		return backends.Started{}, err
 	}
@@ -182,11 +182,8 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	if err := b.prepare(spec); err != nil {
 		return backends.Started{}, err
 	}
-	mem := spec.MemoryMiB
-	if mem == 0 {
-		mem = defaultMemoryMiB
-	}
-	cg, lim, cgErr := makeCgroup(spec.ID, mem, spec.CPUs, &b.ids)
+	// the controller decided the memory; the backend only enforces it
+	cg, lim, cgErr := makeCgroup(spec.ID, spec.MemoryMiB, spec.CPUs, &b.ids)
 	if cgErr != nil {
 		b.tell(ctx, spec.ID, "memory limit not enforced: "+cgErr.Error())
 	}

@@ -81,7 +81,10 @@ func (r *rig) spec(name string) backends.Spec {
 
 func (r *rig) start(s backends.Spec, memMiB int64) backends.Started {
 	r.t.Helper()
-	got, err := r.b.Start(r.t.Context(), s, memMiB)
+	if s.MemoryMiB == 0 {
+		s.MemoryMiB = memMiB // what the controller would have decided
+	}
+	got, err := r.b.Start(r.t.Context(), s)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -174,7 +174,7 @@ func (b *Backend) Capabilities() backends.Capabilities {
 	if b.processes {
 		return backends.Capabilities{Kind: backends.KindProcess, Checkpoints: b.checkpoints, DefaultImage: "base"}
 	}
-	return backends.Capabilities{Kind: backends.KindVM, ReservesMemory: true, Checkpoints: b.checkpoints, DefaultImage: "base"}
+	return backends.Capabilities{Kind: backends.KindVM, Checkpoints: b.checkpoints, DefaultImage: "base"}
 }
 
 // Images lists the images offered.
@@ -184,8 +184,8 @@ func (b *Backend) Images(context.Context) ([]backends.Image, error) {
 	return append([]backends.Image(nil), b.images...), nil
 }
 
-// Start "boots" the VM with its own memory or the default it is given.
-func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMiB int64) (backends.Started, error) {
+// Start "boots" the VM with the memory the controller decided.
+func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Started, error) {
 	b.mu.Lock()
 	fail, delay := b.failStart, b.startDelay
 	b.starts++
@@ -204,9 +204,6 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 		return backends.Started{}, fail
 	}
 	mem := spec.MemoryMiB
-	if mem == 0 {
-		mem = defaultMemoryMiB
-	}
 	if mem <= 0 {
 		return backends.Started{}, fmt.Errorf("testvm: no memory given for %s", spec.Name)
 	}
