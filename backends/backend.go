@@ -62,7 +62,7 @@ type Spec struct {
 	// CPUs and DiskMiB are likewise resolved by the controller.
 	CPUs    int
 	DiskMiB int64
-	Network   bool
+	Network bool
 
 	// Workspace is the host folder bound at /workspace; it outlives the
 	// sandbox's ID. StateDir is the sandbox's own folder (home, installed
