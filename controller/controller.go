@@ -203,8 +203,9 @@ func (c *Controller) Shutdown(ctx context.Context) error {
 func (c *Controller) Root() string { return c.root }
 
 // Subscribe returns a channel of events and a function that ends the
-// subscription. Events are never dropped; a slow subscriber only delays
-// itself.
+// subscription. A slow subscriber only delays itself, up to maxQueued
+// events behind; beyond that it is sent a notice saying so and its
+// channel closes: subscribe again and re-read the state.
 func (c *Controller) Subscribe() (<-chan ipc.Event, func()) { return c.events.subscribe() }
 
 // snapshot copies the records of one prefix (or all, when all is true),
