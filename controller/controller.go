@@ -155,10 +155,18 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 	if c.log == nil {
 		c.log = slog.Default()
 	}
-	c.store, err = openStore(ctx, filepath.Join(root, "state.db"))
+	var rebuildWhy string
+	c.store, rebuildWhy, err = c.openState(ctx)
 	if err != nil {
 		lock.release()
 		return nil, err
+	}
+	if rebuildWhy != "" {
+		if err := c.rebuild(ctx, rebuildWhy); err != nil {
+			c.store.close()
+			lock.release()
+			return nil, err
+		}
 	}
 	for _, b := range c.backends {
 		if n, ok := b.(notifier); ok {

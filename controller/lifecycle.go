@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"sandboxdesk/backends"
@@ -83,16 +84,32 @@ func (c *Controller) build(ctx context.Context, prefix, name, full string, s sha
 		IdleTimeout: s.IdleTimeout, MaxLifetime: s.MaxLifetime, StopGrace: s.StopGrace,
 		State: ipc.StateStopped, CreatedAt: c.clock.Now(),
 	}
-	for _, dir := range []string{c.stateDir(id), c.workspace(full)} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("create sandbox %s: %w", full, err)
+	// a failed create leaves nothing behind: no state folder, and no
+	// workspace unless one was already there (a rebuild keeps it)
+	ws := c.workspace(full)
+	_, err = os.Lstat(ws)
+	hadWorkspace := err == nil
+	undo := func() {
+		removeTree(c.stateDir(id))
+		if !hadWorkspace {
+			os.Remove(ws) // only if still empty
 		}
+	}
+	for _, dir := range []string{c.stateDir(id), ws} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			undo()
+			return nil, diskError(fmt.Sprintf("create sandbox %s", full), dir, err)
+		}
+	}
+	if err := writeMeta(c.stateDir(id), r); err != nil {
+		undo()
+		return nil, diskError(fmt.Sprintf("create sandbox %s", full), c.stateDir(id), err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.setStateLocked(ctx, r, reason); err != nil {
-		os.RemoveAll(c.stateDir(id))
-		return nil, err
+		undo()
+		return nil, diskError(fmt.Sprintf("create sandbox %s", full), filepath.Join(c.root, "state.db"), err)
 	}
 	return r, nil
 }
@@ -310,36 +327,4 @@ func (c *Controller) RemoveAll(ctx context.Context, prefix string) ([]string, er
 		errs = append(errs, err)
 	}
 	return removed, errors.Join(errs...)
-}
-
-// destroy stops r if needed, has the backend remove it, deletes its state
-// folder and, with workspace, its workspace, and deletes its row. The
-// caller holds r's name lock.
-func (c *Controller) destroy(ctx context.Context, r *record, workspace bool, reason string) error {
-	b, err := c.backendOf(r)
-	if err != nil {
-		return err
-	}
-	if r.State.Active() {
-		if err := c.halt(ctx, r, reason); err != nil {
-			c.log.Warn("stop before remove", "sandbox", r.FullName, "err", err)
-		}
-	}
-	if err := b.Remove(ctx, r.ID); err != nil {
-		return ipc.Errorf(ipc.ErrUnavailable, "remove sandbox %s: %w", r.FullName, err)
-	}
-	if err := removeTree(c.stateDir(r.ID)); err != nil {
-		return fmt.Errorf("remove sandbox %s: %w", r.FullName, err)
-	}
-	if workspace {
-		if err := removeTree(c.workspace(r.FullName)); err != nil {
-			return fmt.Errorf("remove workspace of %s: %w", r.FullName, err)
-		}
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	err = c.commitLocked(ctx, change{delete: []string{r.ID}, event: ipc.Event{
-		Time: c.clock.Now(), Kind: ipc.EventState, Sandbox: r.FullName, ID: r.ID, Message: reason}})
-	c.admitNextLocked(ctx)
-	return err
 }

@@ -2,6 +2,9 @@ package controller
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 
 	"sandboxdesk/ipc"
 )
@@ -32,8 +35,14 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range recs {
+		c.boxes[recs[i].FullName] = &recs[i]
+	}
+	c.sweepTrash(c.boxes)
+	c.describeAll()
+	known := map[string]bool{}
+	for i := range recs {
 		r := &recs[i]
-		c.boxes[r.FullName] = r
+		known[r.ID] = true
 		if !observed[r.Backend] {
 			continue
 		}
@@ -50,5 +59,28 @@ func (c *Controller) reconcile(ctx context.Context) error {
 			return err
 		}
 	}
+	for id, up := range running {
+		if up && !known[id] {
+			c.log.Warn("a sandbox of this root runs but is not listed: its folder has no readable sandbox.json", "id", id, "folder", c.stateDir(id))
+		}
+	}
 	return nil
+}
+
+// describeAll writes sandbox.json for every sandbox that has none (made
+// by a version that did not write it), so a lost database can always be
+// rebuilt. A failure only costs that, and is logged.
+func (c *Controller) describeAll() {
+	for _, r := range c.boxes {
+		dir := c.stateDir(r.ID)
+		if _, err := os.Lstat(filepath.Join(dir, metaFile)); !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+			continue
+		}
+		if err := writeMeta(dir, r); err != nil {
+			c.log.Warn("describe a sandbox in its folder", "sandbox", r.FullName, "err", err)
+		}
+	}
 }

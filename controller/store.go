@@ -88,6 +88,10 @@ func openStore(ctx context.Context, path string) (*store, error) {
 	}
 	db.SetMaxOpenConns(1) // one writer; queries wait their turn in Go, not in SQLite
 	s := &store{db: db}
+	if err := quickCheck(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open state database %s: %w", path, err)
+	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open state database %s: %w", path, err)
