@@ -91,6 +91,9 @@ type Stopped struct {
 type Observed struct {
 	ID      string
 	Running bool
+	// ReservedMiB and MemoryLimitMiB are what a running sandbox holds, as
+	// in Started; 0 when the backend cannot tell.
+	ReservedMiB, MemoryLimitMiB int64
 }
 
 // ExecRequest is a command to run inside a sandbox.

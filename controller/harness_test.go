@@ -129,3 +129,46 @@ func (e *env) workspaceExists(name string) bool {
 
 // withMemory gives a spec the memory the controller would have decided.
 func withMemory(s backendsSpec, mib int64) backendsSpec { s.MemoryMiB = mib; return s }
+
+// reopen closes the controller and opens another over the same root and
+// test backend folder, as a restart does.
+func (e *env) reopen(cfg testvm.Config) {
+	e.t.Helper()
+	e.c.Close()
+	vm, err := testvm.New(filepath.Join(e.root, "testvm"), cfg)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.vm = vm
+	e.c, err = Open(e.t.Context(), Options{
+		Root: e.root, Backends: map[string]Backend{testvm.Name: vm}, DefaultBackend: testvm.Name,
+		Measure: func(context.Context) (host.Info, error) { return e.host, nil }, Clock: e.clock,
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { e.c.Close() })
+}
+
+// states lists every sandbox's state by name.
+func (e *env) states() map[string]ipc.State {
+	e.t.Helper()
+	list, err := e.c.List(e.t.Context(), "")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	out := map[string]ipc.State{}
+	for _, sb := range list {
+		out[sb.Name] = sb.State
+	}
+	return out
+}
+
+// sql runs a statement on the controller's database, for tests that make
+// a write fail the way a full disk would.
+func (e *env) sql(stmt string) {
+	e.t.Helper()
+	if _, err := e.c.store.db.Exec(stmt); err != nil {
+		e.t.Fatal(err)
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"time"
 
+	"sandboxdesk/backends"
 	"sandboxdesk/ipc"
 )
 
@@ -20,6 +22,7 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		return err
 	}
 	running := map[string]bool{}
+	holds := map[string]backends.Observed{}
 	observed := map[string]bool{} // backends we could ask
 	for name, b := range c.backends {
 		obs, err := b.Observe(ctx)
@@ -30,6 +33,7 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		observed[name] = true
 		for _, o := range obs {
 			running[o.ID] = o.Running
+			holds[o.ID] = o
 		}
 	}
 	c.mu.Lock()
@@ -49,7 +53,12 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		was := r.State
 		switch {
 		case running[r.ID] && was != ipc.StateRunning:
+			// adopted: what it holds is what the backend says, and its
+			// idle time starts now
+			now := c.clock.Now()
 			r.State = ipc.StateRunning
+			r.ReservedMiB, r.LimitMiB = pick(r.ReservedMiB, holds[r.ID].ReservedMiB), pick(r.LimitMiB, holds[r.ID].MemoryLimitMiB)
+			r.StartedAt, r.LastUsedAt = pickTime(r.StartedAt, now), pickTime(r.LastUsedAt, now)
 		case !running[r.ID] && (was.Active() || was == ipc.StateQueued):
 			r.State, r.ReservedMiB, r.LimitMiB = ipc.StateStopped, 0, 0
 		default:
@@ -83,4 +92,11 @@ func (c *Controller) describeAll() {
 			c.log.Warn("describe a sandbox in its folder", "sandbox", r.FullName, "err", err)
 		}
 	}
+}
+
+func pickTime(t, def time.Time) time.Time {
+	if t.IsZero() {
+		return def
+	}
+	return t
 }

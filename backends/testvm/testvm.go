@@ -289,7 +289,13 @@ func (b *Backend) Observe(context.Context) ([]backends.Observed, error) {
 	defer b.mu.Unlock()
 	var out []backends.Observed
 	for id, v := range b.state.VMs {
-		out = append(out, backends.Observed{ID: id, Running: v.Running})
+		o := backends.Observed{ID: id, Running: v.Running}
+		if v.Running && b.processes {
+			o.MemoryLimitMiB = v.ReservedMiB
+		} else if v.Running {
+			o.ReservedMiB = v.ReservedMiB
+		}
+		out = append(out, o)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
