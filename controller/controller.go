@@ -62,7 +62,7 @@ func (c *Controller) backendEvent(ctx context.Context, e backends.Event) {
 		ch := change{event: ev}
 		if e.Exited && r.State.Active() {
 			cp := *r
-			cp.State, cp.ReservedMiB, cp.LimitMiB = ipc.StateStopped, 0, 0
+			cp.State, cp.ReservedMiB, cp.LimitMiB, cp.Restore = ipc.StateStopped, 0, 0, false
 			ch = change{put: []*record{&cp}, event: c.stateEvent(&cp, e.Message)}
 		}
 		if err := c.commitLocked(ctx, ch); err != nil {
@@ -193,12 +193,14 @@ func (c *Controller) Close() error {
 	return err
 }
 
-// Shutdown stops every running sandbox gracefully, then closes.
+// Shutdown stops every running sandbox gracefully, then closes. The
+// sandboxes it stops are marked to be restored: the next launch starts
+// them again (Restore), unlike those a user stopped.
 func (c *Controller) Shutdown(ctx context.Context) error {
 	var errs []error
 	for _, r := range c.snapshot("", true) {
 		if r.State.Active() || r.State == ipc.StateQueued {
-			if _, err := c.Stop(ctx, ipc.Ref{Prefix: r.Prefix, Name: r.Name}); err != nil {
+			if _, err := c.stop(ctx, ipc.Ref{Prefix: r.Prefix, Name: r.Name}, reasonShutdown); err != nil {
 				errs = append(errs, err)
 			}
 		}

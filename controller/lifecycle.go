@@ -218,7 +218,7 @@ func (c *Controller) boot(ctx context.Context, full string, m measured) error {
 func (c *Controller) failStart(ctx context.Context, r *record, err error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r.State, r.Error, r.ReservedMiB, r.LimitMiB = ipc.StateBroken, err.Error(), 0, 0
+	r.State, r.Error, r.ReservedMiB, r.LimitMiB, r.Restore = ipc.StateBroken, err.Error(), 0, 0, false
 	if serr := c.setStateLocked(ctx, r, err.Error()); serr != nil {
 		c.log.Error("record failed start", "sandbox", r.FullName, "err", serr)
 	}
@@ -277,6 +277,7 @@ func (c *Controller) halt(ctx context.Context, r *record, reason string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r.ReservedMiB, r.LimitMiB = 0, 0
+	r.Restore = reason == reasonShutdown
 	switch {
 	case stopErr != nil:
 		r.State, r.Error = ipc.StateBroken, "stop: "+stopErr.Error()

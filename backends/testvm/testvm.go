@@ -48,6 +48,7 @@ type Backend struct {
 	state       state
 	starts      int
 	gate        *gate
+	onStart     func(backends.Spec)
 }
 
 // gate holds starts until n of them wait at once.
@@ -151,6 +152,10 @@ func (b *Backend) passGate(ctx context.Context) error {
 	}
 }
 
+// OnStart calls fn at the beginning of every start, before the "VM"
+// boots: a test sees what the controller has marked by then.
+func (b *Backend) OnStart(fn func(backends.Spec)) { b.mu.Lock(); b.onStart = fn; b.mu.Unlock() }
+
 // SetImages replaces the images offered.
 func (b *Backend) SetImages(imgs []backends.Image) { b.mu.Lock(); b.images = imgs; b.mu.Unlock() }
 
@@ -187,9 +192,12 @@ func (b *Backend) Images(context.Context) ([]backends.Image, error) {
 // Start "boots" the VM with the memory the controller decided.
 func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Started, error) {
 	b.mu.Lock()
-	fail, delay := b.failStart, b.startDelay
+	fail, delay, hook := b.failStart, b.startDelay, b.onStart
 	b.starts++
 	b.mu.Unlock()
+	if hook != nil {
+		hook(spec)
+	}
 	if err := b.passGate(ctx); err != nil {
 		return backends.Started{}, err
 	}
