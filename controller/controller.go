@@ -178,6 +178,7 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 		lock.release()
 		return nil, err
 	}
+	c.ensureReserve()
 	return c, nil
 }
 
@@ -279,8 +280,12 @@ func (c *Controller) tryLockName(fullName string) (func(), bool) {
 func (c *Controller) commitLocked(ctx context.Context, ch change) error {
 	// a state change must land even if the caller's context just ended,
 	// or memory and database would disagree
-	if err := c.store.apply(context.WithoutCancel(ctx), ch); err != nil {
-		return err
+	err := c.store.apply(context.WithoutCancel(ctx), ch)
+	if isDiskFull(err) && c.releaseReserve() {
+		err = c.store.apply(context.WithoutCancel(ctx), ch)
+	}
+	if err != nil {
+		return diskError("save the state", filepath.Join(c.root, "state.db"), err)
 	}
 	for _, id := range ch.delete {
 		for name, r := range c.boxes {

@@ -39,15 +39,23 @@ func (c *Controller) Create(ctx context.Context, req ipc.CreateRequest) (ipc.San
 		return ipc.Sandbox{}, ipc.Errorf(ipc.ErrConflict, "the name %s is taken by a sandbox of fleet %q", full, existing.Prefix)
 	}
 	reason := "created"
+	m := c.measureNow(ctx) // once: the reuse check and the start read it
 	if existing != nil && req.Replace {
+		if err := c.roomToBuild(full, m); err != nil {
+			return ipc.Sandbox{}, err
+		}
 		if err := c.destroy(ctx, existing, true, "replaced"); err != nil {
 			return ipc.Sandbox{}, err
 		}
 		existing, reason = nil, "replaced: workspace emptied"
 	}
-	m := c.measureNow(ctx) // once: the reuse check and the start read it
 	if existing != nil {
 		ok, why := serves(existing, s, c.clock.Now(), c.heldBy(ctx, existing, m))
+		if !ok {
+			if err := c.roomToBuild(full, m); err != nil {
+				return ipc.Sandbox{}, err
+			}
+		}
 		if ok {
 			if !existing.State.Active() {
 				if err := c.start(ctx, existing, false, m); err != nil {
@@ -60,6 +68,8 @@ func (c *Controller) Create(ctx context.Context, req ipc.CreateRequest) (ipc.San
 			return ipc.Sandbox{}, err
 		}
 		reason = "rebuilt, workspace kept: " + why
+	} else if err := c.roomToBuild(full, m); err != nil {
+		return ipc.Sandbox{}, err
 	}
 	r, err := c.build(ctx, req.Prefix, req.Name, full, s, reason)
 	if err != nil {

@@ -67,7 +67,12 @@ func (c *Controller) reconcile(ctx context.Context) error {
 			continue
 		}
 		if err := c.setStateLocked(ctx, r, "found "+string(r.State)+" at start (was "+string(was)+")"); err != nil {
-			return err
+			if !isDiskFull(err) {
+				return err
+			}
+			// r is the record in memory, already changed: the controller
+			// starts with what is true, and saves it with the next change
+			c.log.Warn("record what was found at start", "sandbox", r.FullName, "err", err)
 		}
 	}
 	for id, up := range running {

@@ -61,6 +61,7 @@ func (c *Controller) destroy(ctx context.Context, r *record, workspace bool, rea
 			c.log.Warn("delete a removed sandbox's folder", "sandbox", r.FullName, "folder", m[1], "err", err)
 		}
 	}
+	c.ensureReserve() // what the remove freed refills a reserve a full disk used
 	return nil
 }
 
