@@ -3,6 +3,7 @@ package controller
 import (
 	"os"
 	"path/filepath"
+
 	"sandboxdesk/ipc"
 )
 
