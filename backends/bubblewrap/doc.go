@@ -16,5 +16,14 @@
 //
 // When the app runs as root, bwrap is started under an unprivileged host
 // uid: inside a user namespace made by root, the sandbox user would be
-// host root, its files root's, and root-only host files readable.
+// host root, its files root's, and root-only host files readable. Each
+// sandbox gets a uid of its own from a reserved block, recorded in a
+// registry every root on the host shares, so no two sandboxes (and no
+// host user) share one: the owner of a user namespace holds every
+// capability inside it. A launcher (this binary, run again) mounts only
+// the sandbox's own folders for that uid, and the workspace through an
+// idmapped mount, so what the sandbox makes there is the workspace's
+// person's (the user who ran sudo, or root) and what they put there is
+// writable inside. The sandbox's folder and its etc stay root's; every
+// file the backend writes there is written anew, never through a link.
 package bubblewrap
