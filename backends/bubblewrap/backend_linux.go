@@ -115,6 +115,9 @@ func (b *Backend) installAgent(src string) (string, error) {
 		return "", fmt.Errorf("install agent: %w", err)
 	}
 	defer in.Close()
+	if sameAgent(in, dst) {
+		return dst, nil
+	}
 	// a file of its own, renamed into place: two controllers starting on
 	// one root at once (only one will keep it) never see half a binary
 	out, err := os.CreateTemp(dir, ".agent-*")
