@@ -164,12 +164,10 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 		lock.release()
 		return nil, err
 	}
-	if rebuildWhy != "" {
-		if err := c.rebuild(ctx, rebuildWhy); err != nil {
-			c.store.close()
-			lock.release()
-			return nil, err
-		}
+	if err := c.rebuild(ctx, rebuildWhy); err != nil {
+		c.store.close()
+		lock.release()
+		return nil, err
 	}
 	for _, b := range c.backends {
 		if n, ok := b.(notifier); ok {

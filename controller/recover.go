@@ -126,40 +126,78 @@ func (c *Controller) sandboxFolders() []string {
 	return ids
 }
 
-// rebuild lists again every sandbox whose state folder describes it
-// (sandbox.json), as stopped; reconcile then marks running the ones a
-// backend still runs. A folder that cannot be read, or a second sandbox
-// claiming a name, is left on disk untouched and reported.
+// rebuild lists every sandbox whose state folder describes it
+// (sandbox.json) and that the database does not list, as stopped; reconcile
+// then marks running the ones a backend still runs. why says why the
+// database was replaced ("" when it was not: then only folders a crash
+// left between writing them and saving their row are found). A folder
+// that cannot be read, or one whose name is taken, is left on disk
+// untouched and reported.
 func (c *Controller) rebuild(ctx context.Context, why string) error {
-	var recs []*record
+	listed, err := c.store.loadAll(ctx)
+	if err != nil {
+		return err
+	}
+	ids, names := map[string]bool{}, map[string]bool{}
+	for _, r := range listed {
+		ids[r.ID], names[r.FullName] = true, true
+	}
+	var found []*record
 	var problems []string
 	for _, id := range c.sandboxFolders() {
+		if ids[id] {
+			continue
+		}
 		r, err := readMeta(c.stateDir(id), id)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", id, err))
 			continue
 		}
-		recs = append(recs, &r)
+		found = append(found, &r)
 	}
 	// the newest claim on a name wins: an older one is a rebuild that was
 	// interrupted before its old folder went
-	sort.Slice(recs, func(i, j int) bool { return recs[i].CreatedAt.After(recs[j].CreatedAt) })
-	seen := map[string]bool{}
+	sort.Slice(found, func(i, j int) bool { return found[i].CreatedAt.After(found[j].CreatedAt) })
 	var keep []*record
-	for _, r := range recs {
-		if seen[r.FullName] {
-			problems = append(problems, fmt.Sprintf("%s: a newer sandbox is named %s; this folder is left alone", r.ID, r.FullName))
+	for _, r := range found {
+		if names[r.FullName] {
+			problems = append(problems, fmt.Sprintf("%s: another sandbox is named %s; this folder is left alone", r.ID, r.FullName))
 			continue
 		}
-		seen[r.FullName] = true
+		names[r.FullName] = true
 		keep = append(keep, r)
+	}
+	if why == "" && len(keep) == 0 {
+		if len(problems) > 0 {
+			c.log.Warn("sandbox folders the database does not list are left alone", "folders", strings.Join(problems, "; "))
+		}
+		return nil
+	}
+	if why == "" {
+		why = "sandbox folders the state database did not list were found"
 	}
 	msg := fmt.Sprintf("%s; the state is rebuilt from what is on disk: %d sandboxes found", why, len(keep))
 	if len(problems) > 0 {
 		msg += fmt.Sprintf("; %d folders could not be read and are left alone (%s)", len(problems), strings.Join(problems, "; "))
 	}
+	if lone := c.loneWorkspaces(names); len(lone) > 0 {
+		msg += fmt.Sprintf("; workspaces with no sandbox are kept, and a create of the name uses them again: %s", strings.Join(lone, ", "))
+	}
 	c.log.Warn(msg)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.commitLocked(ctx, change{put: keep, event: ipc.Event{Time: c.clock.Now(), Kind: ipc.EventNotice, Message: msg}})
+}
+
+// loneWorkspaces lists the workspace folders no sandbox named in names
+// uses.
+func (c *Controller) loneWorkspaces(names map[string]bool) []string {
+	entries, _ := os.ReadDir(filepath.Join(c.root, "workspaces"))
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && !names[e.Name()] && !strings.HasPrefix(e.Name(), trashPrefix) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }

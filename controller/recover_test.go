@@ -18,6 +18,12 @@ var damages = map[string]func(t *testing.T, db string){
 			os.Remove(db + suffix)
 		}
 	},
+	"emptied (a valid, empty database)": func(t *testing.T, db string) {
+		for _, suffix := range []string{"-wal", "-shm"} {
+			os.Remove(db + suffix)
+		}
+		must(t, os.Truncate(db, 0))
+	},
 	"header overwritten": func(t *testing.T, db string) { overwrite(t, db, 0) },
 	"a page overwritten": func(t *testing.T, db string) { overwrite(t, db, 4096) },
 }
@@ -49,6 +55,8 @@ func TestLostDatabaseIsRebuilt(t *testing.T) {
 			}
 			// a folder that is not a sandbox's is left alone
 			must(t, os.MkdirAll(filepath.Join(e.root, "sandboxes", "sb-0000000000000000"), 0o700))
+			// a workspace whose sandbox folder is gone is named, not hidden
+			must(t, os.MkdirAll(e.c.workspace("lonely"), 0o700))
 			e.c.Close()
 			damage(t, filepath.Join(e.root, "state.db"))
 
@@ -66,11 +74,12 @@ func TestLostDatabaseIsRebuilt(t *testing.T) {
 				t.Errorf("workspace after a rebuild: %q, %v", got, ok)
 			}
 			events, _ := e.c.store.recentEvents(t.Context(), "", 5)
-			if len(events) == 0 || !strings.Contains(events[len(events)-1].Message, "rebuilt from what is on disk: 3 sandboxes") {
+			if len(events) == 0 || !strings.Contains(events[len(events)-1].Message, "rebuilt from what is on disk: 3 sandboxes") ||
+				!strings.Contains(events[len(events)-1].Message, "lonely") {
 				t.Errorf("no notice of the rebuild: %+v", events)
 			}
 			aside, _ := filepath.Glob(filepath.Join(e.root, "state.db.broken-*"))
-			if name != "deleted" && len(aside) == 0 {
+			if strings.Contains(name, "overwritten") && len(aside) == 0 {
 				t.Error("the damaged database was not kept aside")
 			}
 			// the rebuilt state works: stop, start, remove
