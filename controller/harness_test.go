@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,6 +38,8 @@ type env struct {
 	vm    *testvm.Backend
 	clock *fakeClock
 	host  host.Info
+	// measures counts the host measurements the controller took
+	measures atomic.Int64
 }
 
 type envOption func(*env)
@@ -69,7 +72,7 @@ func openEnv(t *testing.T, cfg testvm.Config, opts ...envOption) *env {
 		Root:           e.root,
 		Backends:       map[string]Backend{testvm.Name: vm},
 		DefaultBackend: testvm.Name,
-		Measure:        func(context.Context) (host.Info, error) { return e.host, nil },
+		Measure:        func(context.Context) (host.Info, error) { e.measures.Add(1); return e.host, nil },
 		Clock:          e.clock,
 	})
 	if err != nil {
@@ -142,7 +145,7 @@ func (e *env) reopen(cfg testvm.Config) {
 	e.vm = vm
 	e.c, err = Open(e.t.Context(), Options{
 		Root: e.root, Backends: map[string]Backend{testvm.Name: vm}, DefaultBackend: testvm.Name,
-		Measure: func(context.Context) (host.Info, error) { return e.host, nil }, Clock: e.clock,
+		Measure: func(context.Context) (host.Info, error) { e.measures.Add(1); return e.host, nil }, Clock: e.clock,
 	})
 	if err != nil {
 		e.t.Fatal(err)
