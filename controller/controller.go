@@ -285,8 +285,11 @@ func (c *Controller) commitLocked(ctx context.Context, ch change) error {
 	if isDiskFull(err) && c.releaseReserve() {
 		err = c.store.apply(context.WithoutCancel(ctx), ch)
 	}
+	if isDiskFull(err) {
+		return diskError("save the state", c.root, err)
+	}
 	if err != nil {
-		return diskError("save the state", filepath.Join(c.root, "state.db"), err)
+		return err
 	}
 	for _, id := range ch.delete {
 		for name, r := range c.boxes {

@@ -97,6 +97,7 @@ func TestSmallFullDisk(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "is full") || !strings.Contains(err.Error(), root) {
 		t.Errorf("create on a full disk: %v, want a message naming the full folder", err)
 	}
+	t.Logf("create on a full disk says: %v", err)
 	if c.get("c") != nil {
 		t.Error("a failed create left a row")
 	}

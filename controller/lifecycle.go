@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"sandboxdesk/backends"
@@ -119,7 +118,7 @@ func (c *Controller) build(ctx context.Context, prefix, name, full string, s sha
 	defer c.mu.Unlock()
 	if err := c.setStateLocked(ctx, r, reason); err != nil {
 		undo()
-		return nil, diskError(fmt.Sprintf("create sandbox %s", full), filepath.Join(c.root, "state.db"), err)
+		return nil, fmt.Errorf("create sandbox %s: %w", full, err)
 	}
 	return r, nil
 }
