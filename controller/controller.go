@@ -282,15 +282,25 @@ func (c *Controller) commitLocked(ctx context.Context, ch change) error {
 	// a state change must land even if the caller's context just ended,
 	// or memory and database would disagree
 	err := c.store.apply(context.WithoutCancel(ctx), ch)
-	if isDiskFull(err) && c.releaseReserve() {
-		err = c.store.apply(context.WithoutCancel(ctx), ch)
-	}
 	if isDiskFull(err) {
-		return diskError("save the state", c.root, err)
+		if ch.minor {
+			// bookkeeping is kept in memory; the space is left for the
+			// changes that matter (stop, rm)
+			c.applyLocked(ch)
+			return nil
+		}
+		err = c.saveOnFullDisk(ctx, ch)
 	}
 	if err != nil {
 		return err
 	}
+	c.applyLocked(ch)
+	return nil
+}
+
+// applyLocked applies a saved change to the records in memory and
+// publishes its event.
+func (c *Controller) applyLocked(ch change) {
 	for _, id := range ch.delete {
 		for name, r := range c.boxes {
 			if r.ID == id {
@@ -305,7 +315,6 @@ func (c *Controller) commitLocked(ctx context.Context, ch change) error {
 	if ch.event.Kind != "" {
 		c.events.publish(ch.event)
 	}
-	return nil
 }
 
 // setState records a new state for r (already changed by the caller) with

@@ -14,10 +14,13 @@ import (
 // other error is wrapped as it is.
 func diskError(what, folder string, err error) error {
 	if isDiskFull(err) {
-		return ipc.Errorf(ipc.ErrUnavailable, "%s: the disk holding %s is full; free some space (remove sandboxes you no longer need with 'sandboxdesk rm') and try again", what, folder)
+		return ipc.Errorf(ipc.ErrUnavailable, "%s: %w: %s has no space left; free some space (remove sandboxes you no longer need with 'sandboxdesk rm') and try again", what, errDiskFull, folder)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
+
+// errDiskFull is in every error diskError words for a full disk.
+var errDiskFull = errors.New("the disk is full")
 
 // isDiskFull recognises "no space left" from the OS and from SQLite,
 // which reports it in its own words.
@@ -25,7 +28,7 @@ func isDiskFull(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+	if errors.Is(err, errDiskFull) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 		return true
 	}
 	msg := err.Error()

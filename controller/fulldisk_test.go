@@ -94,7 +94,7 @@ func TestSmallFullDisk(t *testing.T) {
 		t.Errorf("stop on a full disk: %+v, %v", sb, err)
 	}
 	_, err := c.Create(ctx, ipc.CreateRequest{Name: "c"})
-	if err == nil || !strings.Contains(err.Error(), "is full") || !strings.Contains(err.Error(), root) {
+	if err == nil || !strings.Contains(err.Error(), "the disk is full") || !strings.Contains(err.Error(), root) {
 		t.Errorf("create on a full disk: %v, want a message naming the full folder", err)
 	}
 	t.Logf("create on a full disk says: %v", err)

@@ -279,9 +279,11 @@ func (c *Controller) halt(ctx context.Context, r *record, reason string) error {
 	r.State = ipc.StateStopping
 	err = c.setStateLocked(ctx, r, "stopping")
 	c.mu.Unlock()
-	if err != nil {
+	if err != nil && !isDiskFull(err) {
 		return err
 	}
+	// on a full disk the sandbox is stopped all the same: it may well be
+	// what fills the disk
 	res, stopErr := b.Stop(ctx, r.ID, r.StopGrace)
 	c.mu.Lock()
 	defer c.mu.Unlock()

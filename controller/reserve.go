@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 
@@ -29,8 +30,8 @@ func (c *Controller) roomToBuild(full string, m measured) error {
 	if m.err != nil || m.info.AvailableDiskBytes >= minFreeToBuild {
 		return nil
 	}
-	return ipc.Errorf(ipc.ErrUnavailable, "create sandbox %s: the disk holding %s is full (%d KiB free); free some space (remove sandboxes you no longer need with 'sandboxdesk rm') and try again",
-		full, c.root, m.info.AvailableDiskBytes>>10)
+	return ipc.Errorf(ipc.ErrUnavailable, "create sandbox %s: %w: %s has %d KiB left; free some space (remove sandboxes you no longer need with 'sandboxdesk rm') and try again",
+		full, errDiskFull, c.root, m.info.AvailableDiskBytes>>10)
 }
 
 func (c *Controller) reservePath() string { return filepath.Join(c.root, reserveFile) }
@@ -73,4 +74,24 @@ func (c *Controller) releaseReserve() bool {
 		c.events.publish(ipc.Event{Time: c.clock.Now(), Kind: ipc.EventNotice, Message: msg})
 	}
 	return err == nil
+}
+
+// saveOnFullDisk retries a change that failed for want of space: with the
+// reserve given up, then with the journal restarted so that SQLite writes
+// into the space its WAL file already holds instead of growing it.
+func (c *Controller) saveOnFullDisk(ctx context.Context, ch change) error {
+	ctx = context.WithoutCancel(ctx)
+	err := errDiskFull
+	if c.releaseReserve() {
+		err = c.store.apply(ctx, ch)
+	}
+	if isDiskFull(err) {
+		if _, cerr := c.store.db.ExecContext(ctx, "PRAGMA wal_checkpoint(RESTART)"); cerr == nil {
+			err = c.store.apply(ctx, ch)
+		}
+	}
+	if isDiskFull(err) {
+		return diskError("save the state", c.root, err)
+	}
+	return err
 }

@@ -230,6 +230,9 @@ type change struct {
 	put    []*record
 	delete []string // ids
 	event  ipc.Event
+	// minor: bookkeeping (the last use) that may stay in memory only when
+	// the disk is full
+	minor bool
 }
 
 func (s *store) apply(ctx context.Context, c change) error {

@@ -3,8 +3,11 @@ package bubblewrap
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
+	"fmt"
 	"io"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -38,4 +41,46 @@ func sum(r io.Reader) []byte {
 		return nil
 	}
 	return h.Sum(nil)
+}
+
+// copyAgent copies the agent from in to dst: a file of its own, renamed
+// into place, so two controllers starting on one root at once (only one
+// will keep it) never see half a binary. On a disk too full for a second
+// copy beside the old one (an upgrade on a small disk), the old copy goes
+// first: it is of no use once the agent changed.
+func copyAgent(in *os.File, dir, dst string) error {
+	err := copyOnce(in, dir, dst)
+	if errors.Is(err, syscall.ENOSPC) && os.Remove(dst) == nil {
+		if _, serr := in.Seek(0, io.SeekStart); serr == nil {
+			err = copyOnce(in, dir, dst)
+		}
+	}
+	if errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("install agent: the disk is full: %s has no room for the agent; free some space and start again", dir)
+	}
+	if err != nil {
+		return fmt.Errorf("install agent: %w", err)
+	}
+	return nil
+}
+
+func copyOnce(in *os.File, dir, dst string) error {
+	out, err := os.CreateTemp(dir, ".agent-*")
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(out.Name(), 0o755)
+	}
+	if err == nil {
+		err = os.Rename(out.Name(), dst)
+	}
+	if err != nil {
+		os.Remove(out.Name())
+	}
+	return err
 }

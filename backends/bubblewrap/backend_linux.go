@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,25 +117,8 @@ func (b *Backend) installAgent(src string) (string, error) {
 	if sameAgent(in, dst) {
 		return dst, nil
 	}
-	// a file of its own, renamed into place: two controllers starting on
-	// one root at once (only one will keep it) never see half a binary
-	out, err := os.CreateTemp(dir, ".agent-*")
-	if err != nil {
-		return "", fmt.Errorf("install agent: %w", err)
-	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(out.Name(), 0o755)
-	}
-	if err == nil {
-		err = os.Rename(out.Name(), dst)
-	}
-	if err != nil {
-		os.Remove(out.Name())
-		return "", fmt.Errorf("install agent: %w", err)
+	if err := copyAgent(in, dir, dst); err != nil {
+		return "", err
 	}
 	return dst, nil
 }
