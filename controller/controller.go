@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -116,6 +117,9 @@ type Controller struct {
 	queue  []*waiter                // FIFO of starts waiting for a slot
 	execs  map[string]int           // running execs by id: a sandbox in use is not idle
 	names  map[string]chan struct{} // one lock per full name
+	// unsaved holds records changed in memory that a full disk kept out
+	// of the database, by id; the next change that saves takes them along
+	unsaved map[string]bool
 }
 
 // Open takes ownership of the root: the lock, the database, and a
@@ -148,6 +152,7 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 		measure: o.Measure, clock: o.Clock, log: o.Logger, lock: lock,
 		events: newBroker(),
 		boxes:  map[string]*record{}, execs: map[string]int{}, names: map[string]chan struct{}{},
+		unsaved: map[string]bool{},
 	}
 	if c.measure == nil {
 		c.measure = func(ctx context.Context) (host.Info, error) { return host.Measure(ctx, root) }
@@ -279,6 +284,7 @@ func (c *Controller) tryLockName(fullName string) (func(), bool) {
 // in memory and publishes its event. It is called with c.mu held so that
 // memory, database and subscribers see changes in the same order.
 func (c *Controller) commitLocked(ctx context.Context, ch change) error {
+	ch = c.withUnsavedLocked(ch)
 	// a state change must land even if the caller's context just ended,
 	// or memory and database would disagree
 	err := c.store.apply(context.WithoutCancel(ctx), ch)
@@ -286,7 +292,7 @@ func (c *Controller) commitLocked(ctx context.Context, ch change) error {
 		if ch.minor {
 			// bookkeeping is kept in memory; the space is left for the
 			// changes that matter (stop, rm)
-			c.applyLocked(ch)
+			c.keepUnsavedLocked(ch)
 			return nil
 		}
 		err = c.saveOnFullDisk(ctx, ch)
@@ -294,8 +300,39 @@ func (c *Controller) commitLocked(ctx context.Context, ch change) error {
 	if err != nil {
 		return err
 	}
+	clear(c.unsaved)
 	c.applyLocked(ch)
 	return nil
+}
+
+// keepUnsavedLocked applies a change the disk had no room for to memory
+// only, and remembers its records for the next change that saves.
+func (c *Controller) keepUnsavedLocked(ch change) {
+	c.applyLocked(ch)
+	for _, r := range ch.put {
+		c.unsaved[r.ID] = true
+	}
+}
+
+// withUnsavedLocked adds to ch the records a full disk kept unsaved.
+func (c *Controller) withUnsavedLocked(ch change) change {
+	if len(c.unsaved) == 0 {
+		return ch
+	}
+	in := map[string]bool{}
+	for _, r := range ch.put {
+		in[r.ID] = true
+	}
+	for _, id := range ch.delete {
+		in[id] = true
+	}
+	ch.put = slices.Clone(ch.put)
+	for _, r := range c.boxes {
+		if c.unsaved[r.ID] && !in[r.ID] {
+			ch.put = append(ch.put, r)
+		}
+	}
+	return ch
 }
 
 // applyLocked applies a saved change to the records in memory and

@@ -93,6 +93,9 @@ func TestSmallFullDisk(t *testing.T) {
 	if sb, err := c.Stop(ctx, ipc.Ref{Name: "a"}); err != nil || sb.State != ipc.StateStopped {
 		t.Errorf("stop on a full disk: %+v, %v", sb, err)
 	}
+	// b, still running, eats what the reserve freed: the next writes
+	// find nothing at all
+	fill(t, c.workspace("b"))
 	_, err := c.Create(ctx, ipc.CreateRequest{Name: "c"})
 	if err == nil || !strings.Contains(err.Error(), "the disk is full") || !strings.Contains(err.Error(), root) {
 		t.Errorf("create on a full disk: %v, want a message naming the full folder", err)
@@ -101,8 +104,11 @@ func TestSmallFullDisk(t *testing.T) {
 	if c.get("c") != nil {
 		t.Error("a failed create left a row")
 	}
+	if sb, err := c.Stop(ctx, ipc.Ref{Name: "b"}); err != nil || sb.State != ipc.StateStopped {
+		t.Errorf("stop on a full disk with its reserve spent: %+v, %v", sb, err)
+	}
 	if ok, err := c.Remove(ctx, ipc.Ref{Name: "b"}); err != nil || !ok {
-		t.Errorf("rm on a full disk: %v, %v", ok, err)
+		t.Errorf("rm on a full disk with its reserve spent: %v, %v", ok, err)
 	}
 	c.Close()
 

@@ -298,7 +298,14 @@ func (c *Controller) halt(ctx context.Context, r *record, reason string) error {
 	default:
 		r.State = ipc.StateStopped
 	}
-	err = c.setStateLocked(ctx, r, reason)
+	ch := change{put: []*record{r}, event: c.stateEvent(r, reason)}
+	if err = c.commitLocked(ctx, ch); isDiskFull(err) && stopErr == nil {
+		// it is stopped whether or not the disk can say so: memory
+		// follows the truth, saved with the next change that fits
+		c.keepUnsavedLocked(ch)
+		c.log.Warn("stopped, but the disk is full: the state is saved once there is space", "sandbox", r.FullName, "err", err)
+		err = nil
+	}
 	c.admitNextLocked(ctx)
 	if stopErr != nil {
 		return ipc.Errorf(ipc.ErrUnavailable, "stop sandbox %s: %w", r.FullName, stopErr)

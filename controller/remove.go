@@ -46,11 +46,16 @@ func (c *Controller) destroy(ctx context.Context, r *record, workspace bool, rea
 		moveBack(moved)
 		return fmt.Errorf("remove sandbox %s: %w", r.FullName, err)
 	}
-	c.mu.Lock()
-	err = c.commitLocked(ctx, change{delete: []string{r.ID}, event: ipc.Event{
-		Time: c.clock.Now(), Kind: ipc.EventState, Sandbox: r.FullName, ID: r.ID, Message: reason}})
-	c.admitNextLocked(ctx)
-	c.mu.Unlock()
+	err = c.deleteRow(ctx, r, reason)
+	// the disk may be too full even to delete a row. What the remove
+	// deletes anyway then goes first, the state folder (home, installed
+	// tools) and then what the workspace holds, until the row can go;
+	// the workspace folder itself stays until the row is gone
+	for i := 0; isDiskFull(err) && i < len(moved); i++ {
+		removeTree(moved[i][1])
+		os.Mkdir(moved[i][1], 0o700)
+		err = c.deleteRow(ctx, r, reason)
+	}
 	if err != nil {
 		moveBack(moved)
 		return fmt.Errorf("remove sandbox %s: %w", r.FullName, err)
@@ -63,6 +68,15 @@ func (c *Controller) destroy(ctx context.Context, r *record, workspace bool, rea
 	}
 	c.ensureReserve() // what the remove freed refills a reserve a full disk used
 	return nil
+}
+
+func (c *Controller) deleteRow(ctx context.Context, r *record, reason string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := c.commitLocked(ctx, change{delete: []string{r.ID}, event: ipc.Event{
+		Time: c.clock.Now(), Kind: ipc.EventState, Sandbox: r.FullName, ID: r.ID, Message: reason}})
+	c.admitNextLocked(ctx)
+	return err
 }
 
 func (c *Controller) stateTrash(id string) string {
