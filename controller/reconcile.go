@@ -60,9 +60,10 @@ func (c *Controller) reconcile(ctx context.Context) error {
 			r.ReservedMiB, r.LimitMiB = pick(r.ReservedMiB, holds[r.ID].ReservedMiB), pick(r.LimitMiB, holds[r.ID].MemoryLimitMiB)
 			r.StartedAt, r.LastUsedAt = pickTime(r.StartedAt, now), pickTime(r.LastUsedAt, now)
 		case !running[r.ID] && (was.Active() || was == ipc.StateQueued):
-			// it ran when the controller died: the next launch restores it
+			// it ran (or was starting) when the controller died: the next
+			// launch restores it; one being stopped stays stopped
 			r.State, r.ReservedMiB, r.LimitMiB = ipc.StateStopped, 0, 0
-			r.Restore = was.Active()
+			r.Restore = was == ipc.StateRunning || was == ipc.StateStarting
 		default:
 			continue
 		}
