@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-sqlite3"
 
@@ -149,6 +150,10 @@ func (c *Controller) rebuild(ctx context.Context, why string) error {
 			continue
 		}
 		r, err := readMeta(c.stateDir(id), id)
+		if err == nil && r.CreatedAt.After(c.clock.Now().Add(time.Hour)) {
+			// a claim from the future would win every name below
+			err = fmt.Errorf("%s: created in the future (%v)", metaFile, r.CreatedAt)
+		}
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", id, err))
 			continue
