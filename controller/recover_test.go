@@ -115,11 +115,14 @@ func TestHostileSandboxJSON(t *testing.T) {
 		"control in image": func(p string) { rewrite(t, p, raw, `"image": "base"`, `"image": "base\u001b[2J"`) },
 	}
 	for name, plant := range tests {
+		os.Remove(filepath.Join(dir, metaFile))
+		must(t, os.WriteFile(filepath.Join(dir, metaFile), raw, 0o600))
 		plant(filepath.Join(dir, metaFile))
 		if _, err := readMeta(dir, good.ID); err == nil {
 			t.Errorf("%s: read as a valid sandbox", name)
 		}
 	}
+	os.Remove(filepath.Join(dir, metaFile)) // it may be the planted link
 	must(t, os.WriteFile(filepath.Join(dir, metaFile), raw, 0o600))
 	if r, err := readMeta(dir, good.ID); err != nil || r.FullName != "good" {
 		t.Errorf("the real file: %+v, %v", r, err)
