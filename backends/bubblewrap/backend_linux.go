@@ -232,7 +232,7 @@ func (b *Backend) get(id string) (*sandbox, bool) {
 		return nil, false
 	}
 	sb := &sandbox{stateDir: dir, pid: p, cg: findCgroup(id)}
-	sb.oomsSeen = sb.cg.ooms()
+	sb.oomsSeen, sb.limitMiB = sb.cg.ooms(), sb.cg.memoryLimitMiB()
 	b.running[id] = sb
 	return sb, true
 }
@@ -345,8 +345,12 @@ func (b *Backend) Observe(ctx context.Context) ([]backends.Observed, error) {
 		if _, ok := readPidFile(b.stateDir(e.Name())); !ok {
 			continue
 		}
-		_, running := b.get(e.Name())
-		out = append(out, backends.Observed{ID: e.Name(), Running: running})
+		sb, running := b.get(e.Name())
+		o := backends.Observed{ID: e.Name(), Running: running}
+		if running {
+			o.MemoryLimitMiB = sb.limitMiB // what it holds, for the reuse rule
+		}
+		out = append(out, o)
 	}
 	return out, nil
 }
