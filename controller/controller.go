@@ -62,7 +62,9 @@ func (c *Controller) backendEvent(ctx context.Context, e backends.Event) {
 		ch := change{event: ev}
 		if e.Exited && r.State.Active() {
 			cp := *r
-			cp.State, cp.ReservedMiB, cp.LimitMiB, cp.Restore = ipc.StateStopped, 0, 0, false
+			// the reason stays on the sandbox until its next start: a stop
+			// nobody asked for is what a person looks for first
+			cp.State, cp.Error, cp.ReservedMiB, cp.LimitMiB, cp.Restore = ipc.StateStopped, e.Message, 0, 0, false
 			ch = change{put: []*record{&cp}, event: c.stateEvent(&cp, e.Message)}
 		}
 		if err := c.commitLocked(ctx, ch); err != nil {

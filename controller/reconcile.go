@@ -21,6 +21,11 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// held while observing: a backend that adopts a running sandbox starts
+	// watching it, and a death it sees at once must find the records
+	// loaded, not be lost before they are
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	running := map[string]bool{}
 	holds := map[string]backends.Observed{}
 	observed := map[string]bool{} // backends we could ask
@@ -36,8 +41,6 @@ func (c *Controller) reconcile(ctx context.Context) error {
 			holds[o.ID] = o
 		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	for i := range recs {
 		c.boxes[recs[i].FullName] = &recs[i]
 	}

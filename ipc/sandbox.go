@@ -49,7 +49,7 @@ type Sandbox struct {
 	LastUsedAt    *time.Time `json:"lastUsedAt,omitempty"`
 	Checkpoint    bool       `json:"checkpoint,omitempty"`
 	Workspace     string     `json:"workspace"`
-	Error         string     `json:"error,omitempty"` // why it is broken
+	Error         string     `json:"error,omitempty"` // why it is broken, or why it stopped on its own
 }
 
 // CreateRequest asks for a sandbox of a shape. A nil field is "unset": a

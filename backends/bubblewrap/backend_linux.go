@@ -61,12 +61,15 @@ type Backend struct {
 
 // sandbox is one running sandbox.
 type sandbox struct {
-	stateDir string
+	id       string
+	ctl      string // its control folder (see ctlDir)
 	pid      pidFile
 	cg       *cgroup
 	limitMiB int64
 	oomsSeen int
-	exited   chan struct{} // closed when a bwrap this process started ends; nil when adopted
+	stopping bool          // guarded by Backend.mu: an end that was asked for
+	exited   chan struct{} // closed when its bwrap ends
+	reason   string        // how it ended; set before exited closes
 }
 
 // New prepares the backend: it finds bwrap and copies the agent where
@@ -97,6 +100,7 @@ func New(cfg Config) (*Backend, error) {
 	if b.interp, b.libs, err = agentLibs(b.agent); err != nil {
 		return nil, err
 	}
+	b.cleanImports()
 	return b, nil
 }
 
@@ -141,8 +145,6 @@ func (b *Backend) Capabilities() backends.Capabilities {
 	return backends.Capabilities{Kind: backends.KindProcess, DefaultImage: HostImage}
 }
 
-func (b *Backend) stateDir(id string) string { return filepath.Join(b.root, "sandboxes", id) }
-
 // Check makes one real, minimal sandbox with a time limit, as the
 // sandbox user, to learn whether this host lets bwrap make user
 // namespaces. The answer is kept.
@@ -181,6 +183,15 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 	if err != nil {
 		return backends.Started{}, err
 	}
+	if old, ok := b.get(spec.ID); ok {
+		// a tree left by a start the previous controller never finished:
+		// one sandbox never runs twice
+		b.Stop(ctx, old.id, 0)
+	}
+	img, err := scanImage(imageRoot, host)
+	if err != nil {
+		return backends.Started{}, err
+	}
 	run, err := b.prepare(ctx, spec)
 	if err != nil {
 		return backends.Started{}, err
@@ -196,9 +207,10 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 	l := layout{
 		Name: spec.Name, ImageRoot: imageRoot, HostImage: host, StateDir: spec.StateDir,
 		Workspace: spec.Workspace, Network: spec.Network, Agent: b.agent, Interp: b.interp, Libs: b.libs,
-		CgroupProcs: cg.procsFiles(),
+		CgroupProcs: cg.procsFiles(), NestedUserns: spec.NestedUserns,
+		Trust: planTrust(os.Getenv, os.Stat, filepath.EvalSymlinks, host, b.asRoot),
 	}
-	sb, err := b.spawn(l, scanImage(imageRoot, host), run)
+	sb, err := b.spawn(spec.ID, l, img, run)
 	if err != nil {
 		cg.remove()
 		return backends.Started{}, err
@@ -207,11 +219,13 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 	if err := b.awaitAgent(ctx, sb); err != nil {
 		b.kill(sb)
 		cg.remove()
+		clearCtl(sb.ctl)
 		return backends.Started{}, err
 	}
 	b.mu.Lock()
 	b.running[spec.ID] = sb
 	b.mu.Unlock()
+	go b.watch(sb)
 	return backends.Started{MemoryLimitMiB: lim.memoryMiB}, nil
 }
 
@@ -220,20 +234,29 @@ func (b *Backend) get(id string) (*sandbox, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if sb, ok := b.running[id]; ok {
-		if sb.pid.alive(sb.stateDir) {
+		select {
+		case <-sb.exited:
+			return nil, false // its watcher is telling the controller
+		default:
 			return sb, true
 		}
-		delete(b.running, id)
+	}
+	ctl := b.ctlDir(id)
+	p, ok := readPidFile(ctl)
+	if !ok {
 		return nil, false
 	}
-	dir := b.stateDir(id)
-	p, ok := readPidFile(dir)
-	if !ok || !p.alive(dir) {
+	if !p.alive(id) {
+		// its bwrap ended while no controller watched: end what it left
+		sweep(id, p.StartTime)
+		clearCtl(ctl)
 		return nil, false
 	}
-	sb := &sandbox{stateDir: dir, pid: p, cg: findCgroup(id)}
+	sb := &sandbox{id: id, ctl: ctl, pid: p, cg: findCgroup(id), exited: make(chan struct{})}
 	sb.oomsSeen, sb.limitMiB = sb.cg.ooms(), sb.cg.memoryLimitMiB()
+	awaitAdopted(sb)
 	b.running[id] = sb
+	go b.watch(sb)
 	return sb, true
 }
 
@@ -243,7 +266,7 @@ func (b *Backend) Exec(ctx context.Context, id string, req backends.ExecRequest)
 	if !ok {
 		return -1, backends.ErrNotRunning
 	}
-	code, err := agent.Exec(ctx, b.dialer(sb.stateDir), agent.Request{Args: req.Args, Env: req.Env, Dir: req.Dir, TTY: req.TTY},
+	code, err := agent.Exec(ctx, b.dialer(sb), agent.Request{Args: req.Args, Env: req.Env, Dir: req.Dir, TTY: req.TTY},
 		stream.IO{Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr, Signals: req.Signals, Resizes: req.Resizes})
 	var se *agent.StartError
 	if errors.As(err, &se) {
@@ -281,18 +304,21 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 		findCgroup(id).remove()
 		return backends.Stopped{}, nil
 	}
+	b.mu.Lock()
+	sb.stopping = true
+	b.mu.Unlock()
 	if grace > 0 {
 		tctx, cancel := context.WithTimeout(ctx, grace+2*time.Second)
-		agent.Call(tctx, b.dialer(sb.stateDir), agent.Request{Op: "terminate", GraceMs: grace.Milliseconds()})
+		agent.Call(tctx, b.dialer(sb), agent.Request{Op: "terminate", GraceMs: grace.Milliseconds()})
 		cancel()
 	}
 	b.checkOOM(ctx, id, sb)
 	b.kill(sb)
+	sweep(id, sb.pid.StartTime)
 	if sb.cg != nil {
 		sb.cg.remove()
 	}
-	os.Remove(pidPath(sb.stateDir))
-	os.Remove(filepath.Join(sb.stateDir, "run", "agent.sock"))
+	clearCtl(sb.ctl)
 	b.mu.Lock()
 	delete(b.running, id)
 	b.mu.Unlock()
@@ -303,46 +329,47 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 // sandbox's pid namespace) first, which makes the kernel kill every
 // process of the namespace, then the monitor.
 func (b *Backend) kill(sb *sandbox) {
-	if sb.pid.alive(sb.stateDir) {
+	if sb.pid.alive(sb.id) {
 		for _, child := range children(sb.pid.Pid) {
 			syscall.Kill(child, syscall.SIGKILL)
 		}
 		syscall.Kill(sb.pid.Pid, syscall.SIGKILL)
 	}
-	if sb.exited != nil {
-		select {
-		case <-sb.exited:
-		case <-time.After(10 * time.Second):
-		}
-		return
-	}
-	for i := 0; i < 500 && sb.pid.alive(sb.stateDir); i++ {
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-sb.exited:
+	case <-time.After(10 * time.Second):
 	}
 }
 
 // Remove stops the sandbox if it runs; Stop also deletes its cgroup,
-// running or not; its host uid is freed. Its folders are the
-// controller's to delete.
+// running or not; its host uid is freed. Its control folder goes with
+// it; its other folders are the controller's to delete.
 func (b *Backend) Remove(ctx context.Context, id string) error {
 	_, err := b.Stop(ctx, id, 0)
 	if b.asRoot {
 		b.forgetMapping(b.stateDir(id))
 		b.uids.release(b.stateDir(id))
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(b.ctlDir(id)); err != nil {
+		return fmt.Errorf("remove the sandbox's control folder: %w", err)
+	}
+	return nil
 }
 
 // Observe lists the sandboxes of this root that have a bwrap on record,
 // and whether it still runs.
 func (b *Backend) Observe(ctx context.Context) ([]backends.Observed, error) {
-	entries, err := os.ReadDir(filepath.Join(b.root, "sandboxes"))
+	b.endLegacy()
+	entries, err := os.ReadDir(filepath.Join(b.root, controlFolder))
 	if err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
 	var out []backends.Observed
 	for _, e := range entries {
-		if _, ok := readPidFile(b.stateDir(e.Name())); !ok {
+		if _, ok := readPidFile(b.ctlDir(e.Name())); !ok {
 			continue
 		}
 		sb, running := b.get(e.Name())

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 
 	"sandboxdesk/backends"
@@ -16,7 +17,7 @@ import (
 // with `true` in place of the agent: running bwrap directly with the same
 // flags.
 func rawCommand(be *Backend, s backends.Spec, run *sandboxRun) []string {
-	img := scanImage("/", true)
+	img, _ := scanImage("/", true)
 	l := layout{Name: s.Name, ImageRoot: "/", HostImage: true, StateDir: s.StateDir, Workspace: s.Workspace,
 		Network: true, Agent: be.agent, Interp: be.interp, Libs: be.libs}
 	cmd := be.command(l, img, run)
@@ -76,6 +77,7 @@ func BenchmarkRawBwrapTrue(b *testing.B) {
 	for b.Loop() {
 		c := exec.Command(cmd[0], cmd[1:]...)
 		c.Dir = "/"
+		c.Stdin = strings.NewReader("go\n") // through the start gate
 		if be.asRoot {
 			c.SysProcAttr = rawSysProcAttr()
 		}
