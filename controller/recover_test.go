@@ -137,3 +137,23 @@ func rewrite(t *testing.T, path string, raw []byte, old, new string) {
 	os.Remove(path)
 	must(t, os.WriteFile(path, []byte(strings.Replace(string(raw), old, new, 1)), 0o600))
 }
+
+// TestRebuildDoesNotBelieveTheFuture: a sandbox.json dated in the future
+// (which would win every name) is left alone, not listed.
+func TestRebuildDoesNotBelieveTheFuture(t *testing.T) {
+	e := newEnv(t)
+	w := e.create(ipc.CreateRequest{Name: "w"})
+	e.c.Close()
+	path := filepath.Join(e.c.stateDir(w.ID), metaFile)
+	raw, err := os.ReadFile(path)
+	must(t, err)
+	rewrite(t, path, raw, "2026-11-30", "2099-11-30")
+	damages["deleted"](t, filepath.Join(e.root, "state.db"))
+	e.reopen(testvm.Config{})
+	if got := e.states(); len(got) != 0 {
+		t.Errorf("a claim from 2099 was listed: %v", got)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("its folder was touched: %v", err)
+	}
+}
