@@ -58,7 +58,7 @@ func newBenchSandbox(b *testing.B) (*Backend, backends.Spec, *sandboxRun) {
 // BenchmarkExecTrue: `true` through the agent of a running sandbox.
 func BenchmarkExecTrue(b *testing.B) {
 	be, s, _ := newBenchSandbox(b)
-	if _, err := be.Start(b.Context(), s, 512); err != nil {
+	if _, err := be.Start(b.Context(), withMemory(s, 512)); err != nil {
 		b.Fatal(err)
 	}
 	defer be.Remove(context.Background(), s.ID)
@@ -92,7 +92,7 @@ func BenchmarkRawBwrapTrue(b *testing.B) {
 func BenchmarkColdCreate(b *testing.B) {
 	be, s, _ := newBenchSandbox(b)
 	for b.Loop() {
-		if _, err := be.Start(b.Context(), s, 512); err != nil {
+		if _, err := be.Start(b.Context(), withMemory(s, 512)); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := be.Stop(b.Context(), s.ID, 0); err != nil {
@@ -100,3 +100,6 @@ func BenchmarkColdCreate(b *testing.B) {
 		}
 	}
 }
+
+// withMemory gives a spec the memory the controller would have decided.
+func withMemory(s backends.Spec, mib int64) backends.Spec { s.MemoryMiB = mib; return s }
