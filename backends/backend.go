@@ -38,10 +38,10 @@ type Image struct {
 // Capabilities tells the controller what a backend can do, so it never has
 // to ask which backend it is talking to.
 type Capabilities struct {
+	// Kind says whether the backend reserves memory (a VM) or only limits
+	// host processes; the controller reads what a start really did from
+	// Started, so no other memory flag is needed.
 	Kind Kind
-	// ReservesMemory: the backend builds each sandbox with a fixed amount
-	// of memory and holds it while it runs (a VM).
-	ReservesMemory bool
 	// Checkpoints: a stopped sandbox may keep a checkpoint that makes the
 	// next start warm.
 	Checkpoints bool
@@ -56,11 +56,14 @@ type Spec struct {
 	Root string // the controller's root, marked on everything the backend makes
 
 	Image Image
-	// MemoryMiB is the sandbox's own memory, 0 when it named none.
+	// MemoryMiB is the memory the controller decided for this start: the
+	// sandbox's own value, else the Settings default, else its share of
+	// the budget. Never 0; the backend builds (or limits) with exactly it.
 	MemoryMiB int64
-	CPUs      int
-	DiskMiB   int64
-	Network   Network
+	// CPUs and DiskMiB are likewise resolved by the controller.
+	CPUs    int
+	DiskMiB int64
+	Network Network
 	// NestedUserns lets the sandbox make user namespaces of its own
 	// (rootless containers, browser sandboxes); off, the seccomp filter
 	// denies them.
@@ -119,6 +122,9 @@ type Stopped struct {
 type Observed struct {
 	ID      string
 	Running bool
+	// ReservedMiB and MemoryLimitMiB are what a running sandbox holds, as
+	// in Started; 0 when the backend cannot tell.
+	ReservedMiB, MemoryLimitMiB int64
 }
 
 // ExecRequest is a command to run inside a sandbox.

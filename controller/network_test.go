@@ -1,7 +1,11 @@
 package controller
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"sandboxdesk/backends"
 	"sandboxdesk/backends/testvm"
@@ -59,6 +63,43 @@ func TestNetworkColumn(t *testing.T) {
 		}
 		if tt.ok && networkCode(got) != tt.code {
 			t.Errorf("networkCode(%q) = %d, want %d", got, networkCode(got), tt.code)
+		}
+	}
+}
+
+// TestNetworkInSandboxJSON: sandbox.json, read to rebuild a lost
+// database, keeps the setting, reads the true/false of files written
+// before "host" existed, and refuses anything else.
+func TestNetworkInSandboxJSON(t *testing.T) {
+	tests := []struct {
+		written string // the JSON value in the file
+		want    backends.Network
+		ok      bool
+	}{
+		{`"on"`, backends.NetworkOn, true},
+		{`"off"`, backends.NetworkOff, true},
+		{`"host"`, backends.NetworkHost, true},
+		{`true`, backends.NetworkOn, true},
+		{`false`, backends.NetworkOff, true},
+		{`"bridge"`, "", false},
+		{`""`, "", false},
+		{`7`, "", false},
+	}
+	const id = "sb-0123456789abcdef"
+	for _, tt := range tests {
+		dir := t.TempDir()
+		r := &record{ID: id, Prefix: "", Name: "w", Backend: "vm", Image: "base", ImageDigest: "sha256:a",
+			Network: backends.NetworkHost, CreatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+		if err := writeMeta(dir, r); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, metaFile)
+		b, _ := os.ReadFile(path)
+		b = []byte(strings.Replace(string(b), `"network": "host"`, `"network": `+tt.written, 1))
+		os.WriteFile(path, b, 0o600)
+		got, err := readMeta(dir, id)
+		if (err == nil) != tt.ok || got.Network != tt.want {
+			t.Errorf("network %s in sandbox.json: read %q, %v; want %q", tt.written, got.Network, err, tt.want)
 		}
 	}
 }

@@ -186,17 +186,11 @@ func (c *Controller) findImage(ctx context.Context, b Backend, name string) (bac
 	return backends.Image{}, ipc.Errorf(ipc.ErrInvalid, "unknown image %q (have %s; import one with 'sandboxdesk images import')", name, strings.Join(sortedCopy(have), ", "))
 }
 
-// held is what an existing sandbox really offers for each capacity: its
-// own value, else what the defaults give it.
-type held struct {
-	cpus    int
-	diskMiB int64
-}
-
 // serves applies the reuse rule: capacities meet-or-exceed, ceilings
 // meet-or-undercut, identity equal, and not already older than the asked
-// max lifetime. It returns why not, for the log and the event.
-func serves(r *record, s shape, now time.Time, d held) (bool, string) {
+// max lifetime. Capacities compare with h, what r really holds (heldBy).
+// It returns why not, for the log and the event.
+func serves(r *record, s shape, now time.Time, h held) (bool, string) {
 	switch {
 	case r.Backend != s.Backend:
 		return false, fmt.Sprintf("backend %s, asked %s", r.Backend, s.Backend)
@@ -205,11 +199,7 @@ func serves(r *record, s shape, now time.Time, d held) (bool, string) {
 	case r.Network != s.Network:
 		return false, fmt.Sprintf("network %s, asked %s", r.Network, s.Network)
 	}
-	mem := r.MemoryMiB
-	if mem == 0 {
-		mem = r.ReservedMiB // what a running VM really holds; 0 when unknown
-	}
-	cpus, disk := pick(r.CPUs, d.cpus), pick(r.DiskMiB, d.diskMiB)
+	mem, cpus, disk := h.memoryMiB, h.cpus, h.diskMiB
 	switch {
 	case s.MemoryMiB > 0 && mem < s.MemoryMiB:
 		return false, fmt.Sprintf("holds %s memory, asked %s", sizeWord(mem), sizeWord(s.MemoryMiB))

@@ -64,6 +64,13 @@ CREATE TABLE events (
 	state     TEXT NOT NULL,
 	message   TEXT NOT NULL
 );`,
+	// restore: stopped by a controller that was shutting down (or found
+	// dead after a crash), so the next launch starts it again. cpus_held,
+	// disk_held: what the last start really gave, for the reuse rule.
+	2: `
+ALTER TABLE sandboxes ADD COLUMN restore INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sandboxes ADD COLUMN cpus_held INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sandboxes ADD COLUMN disk_held_mib INTEGER NOT NULL DEFAULT 0;`,
 }
 
 func openStore(ctx context.Context, path string) (*store, error) {
@@ -88,6 +95,10 @@ func openStore(ctx context.Context, path string) (*store, error) {
 	}
 	db.SetMaxOpenConns(1) // one writer; queries wait their turn in Go, not in SQLite
 	s := &store{db: db}
+	if err := quickCheck(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open state database %s: %w", path, err)
+	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open state database %s: %w", path, err)
@@ -127,7 +138,8 @@ func (s *store) migrate(ctx context.Context) error {
 
 const sandboxColumns = `id, full_name, prefix, name, backend, image, image_digest, memory_mib, cpus,
 	disk_mib, network, idle_timeout_ms, max_lifetime_ms, stop_grace_ms, state, reserved_mib,
-	limit_mib, created_at, started_at, last_used_at, checkpoint_at, error`
+	limit_mib, created_at, started_at, last_used_at, checkpoint_at, error, restore, cpus_held,
+	disk_held_mib`
 
 // record is a sandbox as the controller keeps it.
 type record struct {
@@ -145,13 +157,19 @@ type record struct {
 	StartedAt, LastUsedAt       time.Time // zero: never
 	CheckpointAt                time.Time // zero: no checkpoint held
 	Error                       string
+	// Restore: start it again at the next launch.
+	Restore bool
+	// HeldCPUs, HeldDiskMiB: what the last start gave it; 0 never started.
+	HeldCPUs    int
+	HeldDiskMiB int64
 }
 
 func (r *record) args() []any {
 	return []any{r.ID, r.FullName, r.Prefix, r.Name, r.Backend, r.Image, r.ImageDigest, r.MemoryMiB,
 		r.CPUs, r.DiskMiB, networkCode(r.Network), r.IdleTimeout.Milliseconds(), r.MaxLifetime.Milliseconds(),
 		r.StopGrace.Milliseconds(), string(r.State), r.ReservedMiB, r.LimitMiB, r.CreatedAt.UnixNano(),
-		nullTime(r.StartedAt), nullTime(r.LastUsedAt), nullTime(r.CheckpointAt), r.Error}
+		nullTime(r.StartedAt), nullTime(r.LastUsedAt), nullTime(r.CheckpointAt), r.Error, r.Restore,
+		r.HeldCPUs, r.HeldDiskMiB}
 }
 
 func nullTime(t time.Time) any {
@@ -168,7 +186,8 @@ func scanRecord(sc interface{ Scan(...any) error }) (record, error) {
 	var started, used, checkpoint sql.NullInt64
 	err := sc.Scan(&r.ID, &r.FullName, &r.Prefix, &r.Name, &r.Backend, &r.Image, &r.ImageDigest,
 		&r.MemoryMiB, &r.CPUs, &r.DiskMiB, &network, &idle, &life, &grace, &state, &r.ReservedMiB,
-		&r.LimitMiB, &created, &started, &used, &checkpoint, &r.Error)
+		&r.LimitMiB, &created, &started, &used, &checkpoint, &r.Error, &r.Restore, &r.HeldCPUs,
+		&r.HeldDiskMiB)
 	if err != nil {
 		return record{}, err
 	}
@@ -236,6 +255,9 @@ type change struct {
 	put    []*record
 	delete []string // ids
 	event  ipc.Event
+	// minor: bookkeeping (the last use) that may stay in memory only when
+	// the disk is full
+	minor bool
 }
 
 func (s *store) apply(ctx context.Context, c change) error {
@@ -251,7 +273,7 @@ func (s *store) apply(ctx context.Context, c change) error {
 	}
 	for _, r := range c.put {
 		_, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO sandboxes ("+sandboxColumns+
-			") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", r.args()...)
+			") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", r.args()...)
 		if err != nil {
 			return fmt.Errorf("save sandbox %s: %w", r.FullName, err)
 		}

@@ -100,7 +100,7 @@ func (c *Controller) touch(ctx context.Context, full string, delta int) {
 	}
 	cp := *r
 	cp.LastUsedAt = c.clock.Now()
-	if err := c.commitLocked(ctx, change{put: []*record{&cp}}); err != nil {
+	if err := c.commitLocked(ctx, change{put: []*record{&cp}, minor: true}); err != nil {
 		c.log.Warn("record use", "sandbox", full, "err", err)
 	}
 }

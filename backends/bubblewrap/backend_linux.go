@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,25 +128,11 @@ func (b *Backend) installAgent(src string) (string, error) {
 		return "", fmt.Errorf("install agent: %w", err)
 	}
 	defer in.Close()
-	// a file of its own, renamed into place: two controllers starting on
-	// one root at once (only one will keep it) never see half a binary
-	out, err := os.CreateTemp(dir, ".agent-*")
-	if err != nil {
-		return "", fmt.Errorf("install agent: %w", err)
+	if sameAgent(in, dst) {
+		return dst, nil
 	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(out.Name(), 0o755)
-	}
-	if err == nil {
-		err = os.Rename(out.Name(), dst)
-	}
-	if err != nil {
-		os.Remove(out.Name())
-		return "", fmt.Errorf("install agent: %w", err)
+	if err := copyAgent(in, dir, dst); err != nil {
+		return "", err
 	}
 	return dst, nil
 }
@@ -200,7 +185,7 @@ func (b *Backend) Check(ctx context.Context) error {
 
 // Start makes the sandbox's folders and cgroup and starts its bwrap, then
 // waits for its agent to answer.
-func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMiB int64) (backends.Started, error) {
+func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Started, error) {
 	if err := b.Check(ctx); err != nil {
 		return backends.Started{}, err
 	}
@@ -229,11 +214,8 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	if run != nil && run.workspace != nil {
 		defer run.workspace.Close()
 	}
-	mem := spec.MemoryMiB
-	if mem == 0 {
-		mem = defaultMemoryMiB
-	}
-	cg, lim, cgErr := makeCgroup(spec.ID, mem, spec.CPUs)
+	// the controller decided the memory; the backend only enforces it
+	cg, lim, cgErr := makeCgroup(spec.ID, spec.MemoryMiB, spec.CPUs)
 	if cgErr != nil {
 		b.tell(ctx, spec.ID, "memory limit not enforced: "+cgErr.Error())
 	}
@@ -287,7 +269,7 @@ func (b *Backend) get(id string) (*sandbox, bool) {
 		return nil, false
 	}
 	sb := &sandbox{id: id, ctl: ctl, pid: p, cg: findCgroup(id), exited: make(chan struct{})}
-	sb.oomsSeen = sb.cg.ooms()
+	sb.oomsSeen, sb.limitMiB = sb.cg.ooms(), sb.cg.memoryLimitMiB()
 	awaitAdopted(sb)
 	b.running[id] = sb
 	go b.watch(sb)
@@ -407,8 +389,12 @@ func (b *Backend) Observe(ctx context.Context) ([]backends.Observed, error) {
 		if _, ok := readPidFile(b.ctlDir(e.Name())); !ok {
 			continue
 		}
-		_, running := b.get(e.Name())
-		out = append(out, backends.Observed{ID: e.Name(), Running: running})
+		sb, running := b.get(e.Name())
+		o := backends.Observed{ID: e.Name(), Running: running}
+		if running {
+			o.MemoryLimitMiB = sb.limitMiB // what it holds, for the reuse rule
+		}
+		out = append(out, o)
 	}
 	return out, nil
 }

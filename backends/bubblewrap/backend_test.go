@@ -91,7 +91,10 @@ func (r *rig) spec(name string) backends.Spec {
 
 func (r *rig) start(s backends.Spec, memMiB int64) backends.Started {
 	r.t.Helper()
-	got, err := r.b.Start(r.t.Context(), s, memMiB)
+	if s.MemoryMiB == 0 {
+		s.MemoryMiB = memMiB // what the controller would have decided
+	}
+	got, err := r.b.Start(r.t.Context(), s)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -245,7 +248,7 @@ func TestMemoryLimitKills(t *testing.T) {
 func TestObserveAndAdopt(t *testing.T) {
 	r := newRig(t)
 	s := r.spec("w")
-	r.start(s, 256)
+	started := r.start(s, 256)
 	r.sh(s.ID, "sleep 300 &")
 	// a new backend over the same root, as after a controller restart
 	b2, err := New(Config{Root: r.root, Agent: os.Args[0]})
@@ -255,6 +258,9 @@ func TestObserveAndAdopt(t *testing.T) {
 	obs, err := b2.Observe(t.Context())
 	if err != nil || len(obs) != 1 || obs[0].ID != s.ID || !obs[0].Running {
 		t.Fatalf("observe after restart: %+v, %v", obs, err)
+	}
+	if obs[0].MemoryLimitMiB != started.MemoryLimitMiB {
+		t.Errorf("an adopted sandbox holds a %d MiB limit, observed %d", started.MemoryLimitMiB, obs[0].MemoryLimitMiB)
 	}
 	var out bytes.Buffer
 	if code, err := b2.Exec(t.Context(), s.ID, backends.ExecRequest{Args: []string{"pgrep", "-x", "sleep"}, Stdout: &out}); err != nil || code != 0 {

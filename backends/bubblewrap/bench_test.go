@@ -65,7 +65,7 @@ func newBenchSandbox(b *testing.B) (*Backend, backends.Spec, *sandboxRun) {
 // BenchmarkExecTrue: `true` through the agent of a running sandbox.
 func BenchmarkExecTrue(b *testing.B) {
 	be, s, _ := newBenchSandbox(b)
-	if _, err := be.Start(b.Context(), s, 512); err != nil {
+	if _, err := be.Start(b.Context(), withMemory(s, 512)); err != nil {
 		b.Fatal(err)
 	}
 	defer be.Remove(context.Background(), s.ID)
@@ -119,7 +119,7 @@ func BenchmarkNATStartCost(b *testing.B) {
 		for _, n := range []backends.Network{backends.NetworkOn, backends.NetworkOff} {
 			s.Network = n
 			t0 := time.Now()
-			if _, err := be.Start(b.Context(), s, 512); err != nil {
+			if _, err := be.Start(b.Context(), withMemory(s, 512)); err != nil {
 				b.Fatal(err)
 			}
 			d := time.Since(t0)
@@ -144,7 +144,7 @@ func BenchmarkNATStartCost(b *testing.B) {
 
 func coldCreate(b *testing.B, be *Backend, s backends.Spec) {
 	for b.Loop() {
-		if _, err := be.Start(b.Context(), s, 512); err != nil {
+		if _, err := be.Start(b.Context(), withMemory(s, 512)); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := be.Stop(b.Context(), s.ID, 0); err != nil {
@@ -176,7 +176,7 @@ func BenchmarkDownloadNAT(b *testing.B) {
 	url := newTestNetHost(b).serveHTTP(b, 8080, downloadBytes)
 	addr := strings.TrimPrefix(strings.TrimSuffix(url, "/file"), "http://")
 	be, s, _ := newBenchSandbox(b)
-	if _, err := be.Start(b.Context(), s, 512); err != nil {
+	if _, err := be.Start(b.Context(), withMemory(s, 512)); err != nil {
 		b.Fatal(err)
 	}
 	defer be.Remove(context.Background(), s.ID)
@@ -197,3 +197,6 @@ func gotAll(out string) bool {
 	n, err := strconv.Atoi(strings.TrimSpace(out))
 	return err == nil && n > downloadBytes
 }
+
+// withMemory gives a spec the memory the controller would have decided.
+func withMemory(s backends.Spec, mib int64) backends.Spec { s.MemoryMiB = mib; return s }

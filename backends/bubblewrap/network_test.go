@@ -321,7 +321,7 @@ func TestNetworkOnWithoutSlirp4netns(t *testing.T) {
 	r := newRig(t)
 	r.b.slirp = ""
 	s := r.spec("w")
-	if _, err := r.b.Start(t.Context(), s, 256); err == nil || !strings.Contains(err.Error(), "apt-get install slirp4netns") {
+	if _, err := r.b.Start(t.Context(), withMemory(s, 256)); err == nil || !strings.Contains(err.Error(), "apt-get install slirp4netns") {
 		r.b.Remove(t.Context(), s.ID)
 		t.Fatalf("start with network on and no slirp4netns: %v", err)
 	}
