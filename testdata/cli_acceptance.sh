@@ -36,9 +36,18 @@ check "workspace after replace" "$(sd exec w -- ls -A /workspace | wc -l | tr -d
 # list --json: one sandbox, with the documented fields
 list=$(sd list --json)
 check "sandboxes listed" "$(printf '%s\n' "$list" | grep -c '"name":')" "1"
-for f in name id state image backend createdAt idleTimeoutMs maxLifetimeMs stopGraceMs memoryMiB cpus diskMiB; do
+for f in name id state image backend createdAt idleTimeoutMs maxLifetimeMs stopGraceMs memoryMiB cpus diskMiB network; do
 	printf '%s\n' "$list" | grep -q "\"$f\":" && ok || fail "list --json lacks $f"
 done
+
+# network: outbound only unless the host's is asked for, and then shown
+check "default network" "$(sd inspect w --json | field network)" "on"
+check "host network asked" "$(sd create hostnet --network host --json | field network)" "host"
+case $(sd inspect hostnet) in *"host (shares the host's network"*) ok ;; *) fail "inspect does not flag the host network" ;; esac
+sd rm hostnet >/dev/null
+err=$(sd create n --network bridge 2>&1 >/dev/null); code=$?
+check "bad network status" "$code" "2"
+check "bad network lines" "$(printf '%s\n' "$err" | wc -l | tr -d ' ')" "1"
 
 # exec: exit status, stdin, 100 MiB intact
 sd exec w -- sh -c 'exit 7'
