@@ -104,6 +104,10 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 		case SubscribeRequest:
 			s.subscribe(ctx, conn)
 			return
+		case HelloRequest:
+			if writeReply(conn, NewHello(), nil) != nil {
+				return
+			}
 		default:
 			body, err := s.handle(ctx, conn, br, req)
 			if werr := writeReply(conn, body, err); werr != nil {
