@@ -24,6 +24,11 @@ import (
 // then open a root exactly as a program using this package does.
 const asSandboxdesk = "SANDBOXES_TEST_AS_SANDBOXDESK"
 
+// testRootEnv names a root whose controller the tests share with the
+// TypeScript and Python clients' (make clients-test); unset, they get a
+// fresh root and a controller of their own.
+const testRootEnv = "SANDBOXDESK_TEST_ROOT"
+
 func TestMain(m *testing.M) {
 	// inside a sandbox this binary is the agent, with no environment
 	if len(os.Args) > 1 && os.Args[1] == agent.Command {
@@ -59,10 +64,14 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	root := filepath.Join(dir, "root")
 	os.Setenv("PATH", filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
-	os.Setenv(controller.RootEnv, root)
 	os.Setenv(asSandboxdesk, "1")
+	if shared := os.Getenv(testRootEnv); shared != "" {
+		os.Setenv(controller.RootEnv, shared)
+		return m.Run()
+	}
+	root := filepath.Join(dir, "root")
+	os.Setenv(controller.RootEnv, root)
 	defer quit(root)
 	return m.Run()
 }

@@ -1,13 +1,13 @@
 """The reference's examples of named sandboxes, run against a real
-controller: the root in $SANDBOXDESK_ROOT (make clients-test starts one)."""
+controller: the root in $SANDBOXDESK_TEST_ROOT (make clients-test starts one)."""
 
 import os
 import unittest
 
 from sandboxdesk import GiB, MiB, Sandboxes
 
-ROOT = os.environ.get("SANDBOXDESK_ROOT")
-NEEDS_ROOT = "SANDBOXDESK_ROOT is not set: run through make clients-test, which starts a controller"
+ROOT = os.environ.get("SANDBOXDESK_TEST_ROOT")
+NEEDS_ROOT = "SANDBOXDESK_TEST_ROOT is not set: run through make clients-test, which starts a controller"
 
 
 @unittest.skipUnless(ROOT, NEEDS_ROOT)

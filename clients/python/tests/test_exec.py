@@ -1,5 +1,5 @@
 """exec's streams, exit status, interruption and errors, and the context
-managers, against a real controller: the root in $SANDBOXDESK_ROOT."""
+managers, against a real controller: the root in $SANDBOXDESK_TEST_ROOT."""
 
 import io
 import os
@@ -7,8 +7,8 @@ import unittest
 
 from sandboxdesk import PROTOCOL_VERSION, Interrupted, SandboxError, Sandboxes
 
-ROOT = os.environ.get("SANDBOXDESK_ROOT")
-NEEDS_ROOT = "SANDBOXDESK_ROOT is not set: run through make clients-test, which starts a controller"
+ROOT = os.environ.get("SANDBOXDESK_TEST_ROOT")
+NEEDS_ROOT = "SANDBOXDESK_TEST_ROOT is not set: run through make clients-test, which starts a controller"
 TRAP = "trap 'echo interrupted; exit 130' INT; echo ready; while :; do sleep 0.1; done"
 
 

@@ -1,12 +1,12 @@
 // The reference's examples of named sandboxes, run against a real
-// controller: the root in $SANDBOXDESK_ROOT (make clients-test starts one).
+// controller: the root in $SANDBOXDESK_TEST_ROOT (make clients-test starts one).
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { GiB, MiB, Sandboxes } from "../index.js";
 
-const root = process.env.SANDBOXDESK_ROOT;
-const skip = root ? false : "SANDBOXDESK_ROOT is not set: run through make clients-test, which starts a controller";
+const root = process.env.SANDBOXDESK_TEST_ROOT;
+const skip = root ? false : "SANDBOXDESK_TEST_ROOT is not set: run through make clients-test, which starts a controller";
 
 test("conformance: reuse, rebuild, replace, list, remove, removeAll", { skip }, async () => {
   const sandboxes = new Sandboxes({ root, prefix: "conf-ts" });

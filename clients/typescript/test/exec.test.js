@@ -1,13 +1,13 @@
 // exec's streams, exit status, interruption and errors against a real
-// controller: the root in $SANDBOXDESK_ROOT.
+// controller: the root in $SANDBOXDESK_TEST_ROOT.
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { PassThrough } from "node:stream";
 import { PROTOCOL_VERSION, Sandboxes, SandboxError } from "../index.js";
 
-const root = process.env.SANDBOXDESK_ROOT;
-const skip = root ? false : "SANDBOXDESK_ROOT is not set: run through make clients-test, which starts a controller";
+const root = process.env.SANDBOXDESK_TEST_ROOT;
+const skip = root ? false : "SANDBOXDESK_TEST_ROOT is not set: run through make clients-test, which starts a controller";
 const sandboxes = new Sandboxes({ root, prefix: "exec-ts" });
 let box;
 
