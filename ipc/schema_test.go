@@ -228,6 +228,19 @@ func TestProtocolDocNamesEverything(t *testing.T) {
 		want = append(want, fmt.Sprintf("| %d | `%s` |", f.typ, f.name))
 	}
 	want = append(want, "Protocol version: "+strconv.Itoa(ProtocolVersion))
+	// every field a client sends, and every field of a sandbox or an
+	// event, is named (in an example or in the text)
+	fields := map[string]bool{}
+	for _, kind := range NewHello().Requests {
+		fieldNames(reflect.TypeOf(deref(newRequest[kind]())), fields)
+	}
+	fieldNames(reflect.TypeFor[Sandbox](), fields)
+	fieldNames(reflect.TypeFor[Event](), fields)
+	for f := range fields {
+		if !strings.Contains(doc, `"`+f+`"`) && !strings.Contains(doc, "`"+f+"`") {
+			t.Errorf("docs/protocol.md never names the field %s", f)
+		}
+	}
 	for _, w := range want {
 		if !strings.Contains(doc, w) {
 			t.Errorf("docs/protocol.md lacks %s", w)
@@ -242,4 +255,13 @@ var frames = []struct {
 }{
 	{stream.Stdin, "stdin"}, {stream.Stdout, "stdout"}, {stream.Stderr, "stderr"}, {stream.Exit, "exit"},
 	{stream.StdinClose, "stdinClose"}, {stream.Signal, "signal"}, {stream.Error, "error"}, {stream.Resize, "resize"},
+}
+
+// fieldNames adds the JSON names of t's fields (embedded ones flattened).
+func fieldNames(t reflect.Type, into map[string]bool) {
+	props := map[string]any{}
+	(&schemaGen{defs: map[string]any{}}).fields(t, props, new([]string))
+	for name := range props {
+		into[name] = true
+	}
 }

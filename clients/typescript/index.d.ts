@@ -164,5 +164,6 @@ export declare class Sandboxes {
   remove(name: string): Promise<boolean>;
   /** The names removed. */
   removeAll(): Promise<string[]>;
-  subscribe(options?: { signal?: AbortSignal }): AsyncGenerator<Event, void, undefined>;
+  /** Resolves once subscribed; iterate the events until signal aborts. */
+  subscribe(options?: { signal?: AbortSignal }): Promise<AsyncGenerator<Event, void, undefined>>;
 }

@@ -118,27 +118,39 @@ export class Sandboxes {
   }
 
   /**
-   * The controller's events, until signal aborts or the controller goes.
+   * Subscribes to the controller's events: once the promise resolves, no
+   * event is missed. Iterate the result until signal aborts (or break out
+   * of the loop); it ends when the controller goes away.
    * @param {{signal?: AbortSignal}} [options]
    */
-  async *subscribe(options = {}) {
+  async subscribe(options = {}) {
     await this._connect();
     const conn = await this._dial();
     const signal = options.signal;
     const onAbort = () => conn.socket.destroy();
     signal?.addEventListener("abort", onAbort, { once: true });
+    const close = () => {
+      signal?.removeEventListener("abort", onAbort);
+      conn.socket.destroy();
+    };
     try {
       conn.socket.write(JSON.stringify({ type: "subscribe" }) + "\n");
       unwrap(await conn.readLine());
-      for (;;) {
-        const line = await conn.readLine().catch(() => null);
-        if (line == null) return;
-        yield JSON.parse(line);
-      }
-    } finally {
-      signal?.removeEventListener("abort", onAbort);
-      conn.socket.destroy();
+    } catch (err) {
+      close();
+      throw err;
     }
+    return (async function* events() {
+      try {
+        for (;;) {
+          const line = await conn.readLine().catch(() => null);
+          if (line == null) return;
+          yield JSON.parse(line);
+        }
+      } finally {
+        close();
+      }
+    })();
   }
 
   _ref(name) {

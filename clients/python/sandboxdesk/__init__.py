@@ -141,6 +141,18 @@ class _Conn:
         self.sock.close()
 
 
+def _events(conn: "_Conn") -> Iterator[Dict[str, Any]]:
+    try:
+        while True:
+            try:
+                line = conn.read_line()
+            except (SandboxError, OSError):
+                return
+            yield json.loads(line)
+    finally:
+        conn.close()
+
+
 def _unwrap(line: bytes) -> Any:
     rep = json.loads(line)
     if not rep.get("ok"):
@@ -233,21 +245,18 @@ class Sandboxes:
         return self._call("remove", body).get("removed") or []
 
     def subscribe(self) -> Iterator[Dict[str, Any]]:
-        """The controller's events, one dict each, until the generator is
-        closed or the controller goes away."""
+        """Subscribes to the controller's events: once this returns, no
+        event is missed. Iterate the result for one dict per event; close
+        it (or leave the loop and drop it) to unsubscribe."""
         self._connect()
         conn = self._dial()
         try:
             conn.send(json.dumps({"type": "subscribe"}).encode() + b"\n")
             _unwrap(conn.read_line())
-            while True:
-                try:
-                    line = conn.read_line()
-                except SandboxError:
-                    return
-                yield json.loads(line)
-        finally:
+        except BaseException:
             conn.close()
+            raise
+        return _events(conn)
 
     def _ref(self, name: str) -> Dict[str, Any]:
         ref: Dict[str, Any] = {"name": name}

@@ -3,6 +3,7 @@ managers, against a real controller: the root in $SANDBOXDESK_TEST_ROOT."""
 
 import io
 import os
+import threading
 import unittest
 
 from sandboxdesk import PROTOCOL_VERSION, Interrupted, SandboxError, Sandboxes
@@ -61,6 +62,20 @@ class Exec(unittest.TestCase):
             self.box.exec(["sh", "-c", "sleep 600"], timeout=0.2, grace=0.5)
         # sh gets SIGINT and dies of it, or is killed after the grace
         self.assertIn(caught.exception.exit_code, (130, None))
+
+    def test_subscribe(self):
+        events = self.sandboxes.subscribe()
+        creating = threading.Thread(target=self.sandboxes.create, args=("events",))
+        creating.start()
+        try:
+            event = next(events)
+            while not (event.get("sandbox") == "exec-py-events" and event.get("state") == "running"):
+                event = next(events)
+            self.assertEqual(event["kind"], "state")
+        finally:
+            events.close()
+            creating.join()
+            self.sandboxes.remove("events")
 
     def test_errors_carry_their_kind(self):
         with self.assertRaises(SandboxError) as caught:

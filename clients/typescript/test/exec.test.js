@@ -58,6 +58,23 @@ test("aborting is Ctrl-C: SIGINT, and the command's own answer comes back", { sk
   assert.equal(seen, "ready\ninterrupted\n");
 });
 
+test("subscribe hears a sandbox start", { skip }, async () => {
+  const ac = new AbortController();
+  const events = await sandboxes.subscribe({ signal: ac.signal });
+  const created = sandboxes.create("events");
+  let heard;
+  for await (const e of events) {
+    if (e.sandbox === "exec-ts-events" && e.state === "running") {
+      heard = e;
+      break;
+    }
+  }
+  ac.abort();
+  await created;
+  assert.equal(heard?.kind, "state");
+  await sandboxes.remove("events");
+});
+
 test("errors carry their kind", { skip }, async () => {
   await assert.rejects(sandboxes.create("Not/A/Name"), (err) => err instanceof SandboxError && err.kind === "invalid");
   await assert.rejects(sandboxes.get("missing"), (err) => err instanceof SandboxError && err.kind === "notFound");
