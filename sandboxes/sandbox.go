@@ -46,6 +46,9 @@ func (b *Sandbox) Exec(ctx context.Context, cmd Cmd) (int, error) {
 	if len(cmd.Args) == 0 {
 		return -1, ipc.Errorf(ipc.ErrInvalid, "exec in %s: no command given", b.Name)
 	}
+	if err := ctx.Err(); err != nil {
+		return -1, fmt.Errorf("exec in %s: %w", b.Name, err) // nothing started
+	}
 	grace := cmd.Grace
 	if grace <= 0 {
 		grace = defaultGrace
