@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -76,12 +77,20 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
+// quit stops the controller of root and waits until its process has
+// gone, so the root can be removed.
 func quit(root string) {
+	ctx := context.Background()
 	c := &ipc.SocketClient{Path: ipc.SocketPath(root)}
-	if c.Call(context.Background(), ipc.QuitRequest{}, nil) != nil {
+	var st ipc.Status
+	if c.Call(ctx, ipc.StatusRequest{}, &st) != nil || c.Call(ctx, ipc.QuitRequest{}, nil) != nil {
 		return
 	}
-	for i := 0; i < 1200 && sandboxes.Answers(context.Background(), c); i++ {
+	p, err := os.FindProcess(st.Pid)
+	for i := 0; err == nil && i < 2400; i++ {
+		if p.Signal(syscall.Signal(0)) != nil {
+			return
+		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
