@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"sandboxdesk/backends/agent"
 	"sandboxdesk/cli"
 	"sandboxdesk/controller"
 	"sandboxdesk/ipc"
@@ -32,8 +31,8 @@ const testRootEnv = "SANDBOXDESK_TEST_ROOT"
 
 func TestMain(m *testing.M) {
 	// inside a sandbox this binary is the agent, with no environment
-	if len(os.Args) > 1 && os.Args[1] == agent.Command {
-		os.Exit(agent.Main(os.Args[2:]))
+	if code, ok := runAgent(os.Args[1:]); ok {
+		os.Exit(code)
 	}
 	if os.Getenv(asSandboxdesk) == "1" {
 		os.Exit(cli.Run(context.Background(), os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
