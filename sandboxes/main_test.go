@@ -97,8 +97,19 @@ func quit(root string) {
 // TestOpenStartsOneController: clients opening a root at once, with no
 // controller running, all reach the one controller that won the root.
 func TestOpenStartsOneController(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "root")
-	t.Cleanup(func() { quit(root) })
+	// not t.TempDir: the controllers that lost the race for the root may
+	// still be leaving it when the test ends
+	dir, err := os.MkdirTemp("", "sandboxes-start-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "root")
+	t.Cleanup(func() {
+		quit(root)
+		for i := 0; i < 200 && os.RemoveAll(dir) != nil; i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
 	var notices syncBuffer
 	pids := make([]int, 3)
 	var wg sync.WaitGroup
