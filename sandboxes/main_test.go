@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -76,8 +78,8 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// quit stops the controller of root and waits until its process has
-// gone, so the root can be removed.
+// quit stops the controller of root, if one answers, and waits until its
+// process has gone, so the root can be removed.
 func quit(root string) {
 	ctx := context.Background()
 	c := &ipc.SocketClient{Path: ipc.SocketPath(root)}
@@ -85,32 +87,41 @@ func quit(root string) {
 	if c.Call(ctx, ipc.StatusRequest{}, &st) != nil || c.Call(ctx, ipc.QuitRequest{}, nil) != nil {
 		return
 	}
-	p, err := os.FindProcess(st.Pid)
-	for i := 0; err == nil && i < 2400; i++ {
-		if p.Signal(syscall.Signal(0)) != nil {
-			return
-		}
+	for i := 0; i < 2400 && alive(st.Pid); i++ {
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+func alive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	return err == nil && p.Signal(syscall.Signal(0)) == nil
+}
+
+// startedPids reads the pids out of "started one (pid N, ...)" notices.
+func startedPids(notices string) []int {
+	var pids []int
+	for _, m := range regexp.MustCompile(`started one \(pid (\d+)`).FindAllStringSubmatch(notices, -1) {
+		pid, _ := strconv.Atoi(m[1])
+		pids = append(pids, pid)
+	}
+	return pids
 }
 
 // TestOpenStartsOneController: clients opening a root at once, with no
 // controller running, all reach the one controller that won the root.
 func TestOpenStartsOneController(t *testing.T) {
-	// not t.TempDir: the controllers that lost the race for the root may
-	// still be leaving it when the test ends
-	dir, err := os.MkdirTemp("", "sandboxes-start-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Join(dir, "root")
+	root := filepath.Join(t.TempDir(), "root")
+	var notices syncBuffer
+	// every controller started must be gone before the root is removed:
+	// one that lost the race may win the root once the winner quits
 	t.Cleanup(func() {
-		quit(root)
-		for i := 0; i < 200 && os.RemoveAll(dir) != nil; i++ {
-			time.Sleep(50 * time.Millisecond)
+		for _, pid := range startedPids(notices.String()) {
+			for alive(pid) {
+				quit(root)
+				time.Sleep(50 * time.Millisecond)
+			}
 		}
 	})
-	var notices syncBuffer
 	pids := make([]int, 3)
 	var wg sync.WaitGroup
 	for i := range pids {
