@@ -86,8 +86,10 @@ type Shape struct {
 	IdleTimeout time.Duration
 	MaxLifetime time.Duration
 	// StopGrace is how long Stop waits after asking processes to end.
-	StopGrace  time.Duration
-	NetworkOff bool
+	StopGrace time.Duration
+	// Network is "on" (outbound only, the default), "off" (none) or
+	// "host" (the host's own network, its loopback services included).
+	Network string
 	// Replace removes the sandbox and its workspace first and builds
 	// clean. It is an action, never remembered.
 	Replace bool
@@ -95,7 +97,7 @@ type Shape struct {
 
 func (s Shape) request(prefix, name string) ipc.CreateRequest {
 	req := ipc.CreateRequest{Name: name, Prefix: prefix, Image: s.Image, Backend: s.Backend,
-		NetworkOff: s.NetworkOff, Replace: s.Replace,
+		Network: s.Network, Replace: s.Replace,
 		IdleTimeoutMs: ms(s.IdleTimeout), MaxLifetimeMs: ms(s.MaxLifetime), StopGraceMs: ms(s.StopGrace)}
 	if s.Memory != 0 {
 		// round up: a request of 1.5 MiB must not be served by 1 MiB

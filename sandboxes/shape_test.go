@@ -26,7 +26,7 @@ func TestShapeOnTheWire(t *testing.T) {
 		{"a one-minute lifetime", Shape{MaxLifetime: time.Minute}, `{"name":"w","prefix":"ci","maxLifetimeMs":60000}`},
 		{"under a millisecond is still a ceiling", Shape{IdleTimeout: time.Microsecond}, `{"name":"w","prefix":"ci","idleTimeoutMs":1}`},
 		{"stop grace", Shape{StopGrace: 90 * time.Second}, `{"name":"w","prefix":"ci","stopGraceMs":90000}`},
-		{"replace, isolated", Shape{Replace: true, NetworkOff: true, Image: "alpine"}, `{"name":"w","prefix":"ci","image":"alpine","networkOff":true,"replace":true}`},
+		{"replace, isolated", Shape{Replace: true, Network: "off", Image: "alpine"}, `{"name":"w","prefix":"ci","image":"alpine","network":"off","replace":true}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := json.Marshal(tt.shape.request("ci", "w"))

@@ -40,7 +40,7 @@ export interface SandboxInfo {
   memoryLimitMiB?: number;
   cpus: number;
   diskMiB: number;
-  network: boolean;
+  network: "on" | "off" | "host";
   queuePosition?: number;
   startedAt?: string;
   lastUsedAt?: string;
@@ -73,8 +73,8 @@ export interface CreateOptions {
   /** A sandbox entitled to live longer is rebuilt. */
   maxLifetimeMs?: number;
   stopGraceMs?: number;
-  /** false gives the sandbox an isolated network. */
-  network?: boolean;
+  /** "on" (outbound only, the default), "off" (none) or "host" (the host's own network). */
+  network?: "on" | "off" | "host";
   /** Remove the sandbox and its workspace first; never remembered. */
   replace?: boolean;
   /** Aborting calls a create that waits for a slot off. */
@@ -140,7 +140,7 @@ export declare class Sandbox implements SandboxInfo {
   memoryLimitMiB?: number;
   cpus: number;
   diskMiB: number;
-  network: boolean;
+  network: "on" | "off" | "host";
   workspace: string;
   /** Runs a command (an argument list, or a string for sh -c). */
   exec(args: string[] | string, options?: ExecOptions): Promise<ExecResult>;

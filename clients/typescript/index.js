@@ -85,7 +85,7 @@ export class Sandboxes {
     if (options.idleTimeoutMs != null) body.idleTimeoutMs = options.idleTimeoutMs;
     if (options.maxLifetimeMs != null) body.maxLifetimeMs = options.maxLifetimeMs;
     if (options.stopGraceMs != null) body.stopGraceMs = options.stopGraceMs;
-    if (options.network === false) body.networkOff = true;
+    if (options.network) body.network = options.network;
     if (options.replace) body.replace = true;
     await this._connect();
     return new Sandbox(this, await this._call("create", body, options.signal));

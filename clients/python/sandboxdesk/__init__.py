@@ -189,10 +189,11 @@ class Sandboxes:
     def create(self, name: str, *, memory: Optional[int] = None, cpus: Optional[int] = None,
                disk: Optional[int] = None, image: str = "", backend: str = "",
                idle_timeout: Optional[float] = None, max_lifetime: Optional[float] = None,
-               stop_grace: Optional[float] = None, network: bool = True, replace: bool = False) -> "Sandbox":
+               stop_grace: Optional[float] = None, network: str = "", replace: bool = False) -> "Sandbox":
         """The sandbox of that name when its shape still serves, started;
         otherwise a rebuilt one, keeping its workspace (or, with replace,
-        not). Sizes in bytes, durations in seconds."""
+        not). Sizes in bytes, durations in seconds; network is "on"
+        (outbound only, the default), "off" (none) or "host"."""
         body: Dict[str, Any] = {"name": name}
         if self.prefix:
             body["prefix"] = self.prefix
@@ -210,8 +211,8 @@ class Sandboxes:
                                ("stopGraceMs", stop_grace)):
             if seconds is not None:
                 body[field] = _ms(seconds)
-        if not network:
-            body["networkOff"] = True
+        if network:
+            body["network"] = network
         if replace:
             body["replace"] = True
         self._connect()
