@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"strings"
 	"time"
@@ -14,22 +13,24 @@ import (
 
 // The examples open the default root ($SANDBOXDESK_ROOT, else the per-user
 // one), starting a controller there if none runs. Each uses a prefix of
-// its own, and removes its sandboxes at the end.
+// its own, and removes its sandboxes at the end. They panic rather than
+// log.Fatal on an error, so the tests still stop the controller they
+// started.
 
 func Example() {
 	ctx := context.Background()
 	sbx, err := sandboxes.Open(ctx, sandboxes.Config{Prefix: "example"})
 	if err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	defer sbx.RemoveAll(ctx)
 	box, err := sbx.Create(ctx, "w", sandboxes.Shape{Memory: sandboxes.MiB(512)})
 	if err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	code, err := box.Exec(ctx, sandboxes.Cmd{Args: []string{"echo", "hello from", box.Name}, Stdout: os.Stdout})
 	if err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	fmt.Println("exit status", code)
 	// Output:
@@ -43,7 +44,7 @@ func ExampleClient_Create() {
 	ctx := context.Background()
 	sbx, err := sandboxes.Open(ctx, sandboxes.Config{Prefix: "example-create"})
 	if err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	defer sbx.RemoveAll(ctx)
 	big, _ := sbx.Create(ctx, "w", sandboxes.Shape{Memory: sandboxes.GiB(2)})
@@ -51,7 +52,7 @@ func ExampleClient_Create() {
 	fmt.Println("256 MiB after 2 GiB, same sandbox:", small.ID == big.ID)
 	bigger, err := sbx.Create(ctx, "w", sandboxes.Shape{Memory: sandboxes.GiB(4)})
 	if err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	fmt.Println("4 GiB after 2 GiB, same sandbox:", bigger.ID == big.ID)
 	// Output:
@@ -65,12 +66,12 @@ func ExampleSandbox_Exec() {
 	ctx := context.Background()
 	sbx, err := sandboxes.Open(ctx, sandboxes.Config{Prefix: "example-exec"})
 	if err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	defer sbx.RemoveAll(ctx)
 	box, err := sbx.Create(ctx, "w", sandboxes.Shape{})
 	if err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	var stderr strings.Builder
 	code, err := box.Exec(ctx, sandboxes.Cmd{
@@ -80,7 +81,7 @@ func ExampleSandbox_Exec() {
 		Stderr: &stderr,
 	})
 	if err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	fmt.Printf("stderr %q, exit status %d\n", stderr.String(), code)
 	// Output:
@@ -94,12 +95,12 @@ func ExampleSandbox_Exec_cancel() {
 	ctx := context.Background()
 	sbx, err := sandboxes.Open(ctx, sandboxes.Config{Prefix: "example-cancel"})
 	if err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	defer sbx.RemoveAll(ctx)
 	box, err := sbx.Create(ctx, "w", sandboxes.Shape{})
 	if err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -144,13 +145,13 @@ func ExampleSandbox_Stop() {
 	ctx := context.Background()
 	sbx, err := sandboxes.Open(ctx, sandboxes.Config{Prefix: "example-stop"})
 	if err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	defer sbx.RemoveAll(ctx)
 	box, _ := sbx.Create(ctx, "w", sandboxes.Shape{})
 	box.Exec(ctx, sandboxes.Cmd{Args: []string{"sh", "-c", "echo kept > /workspace/note"}})
 	if err := box.Stop(ctx); err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	fmt.Println(box.State)
 	again, _ := sbx.Create(ctx, "w", sandboxes.Shape{})
@@ -168,7 +169,7 @@ func ExampleClient_Remove() {
 	ctx := context.Background()
 	sbx, err := sandboxes.Open(ctx, sandboxes.Config{Prefix: "example-remove"})
 	if err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	sbx.Create(ctx, "w", sandboxes.Shape{})
 	first, _ := sbx.Remove(ctx, "w")
@@ -191,7 +192,7 @@ func ExampleClient_List() {
 	dev.Create(ctx, "c", sandboxes.Shape{})
 	list, err := ci.List(ctx)
 	if err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	for _, sb := range list {
 		fmt.Println(sb.Prefix, sb.Name, sb.State)
@@ -207,12 +208,12 @@ func ExampleClient_Subscribe() {
 	defer cancel()
 	sbx, err := sandboxes.Open(ctx, sandboxes.Config{Prefix: "example-events"})
 	if err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	defer sbx.RemoveAll(context.Background())
 	events, err := sbx.Subscribe(ctx)
 	if err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	go sbx.Create(ctx, "w", sandboxes.Shape{})
 	for e := range events {
