@@ -18,7 +18,8 @@
 // whose environment stays readable there) starts with only PATH;
 // it starts with a new, empty session keyring; /proc/keys is masked; and
 // a seccomp filter (seccomp_linux.go) denies the keyrings, io_uring, eBPF,
-// perf, userfaultfd, terminal injection, rare socket families and, unless
+// perf, userfaultfd, terminal injection, rare socket families, setuid and
+// setgid bits (what a sandbox writes is a host user's file) and, unless
 // the spec asks for them, nested user namespaces. Of the controller's
 // environment only the CA variables cross, as files the sandbox can read
 // (trust.go); the agent adds the PATH and package manager settings a
