@@ -111,7 +111,9 @@ func (u *unpacker) entry(h *tar.Header, r io.Reader) error {
 		case tar.TypeDir:
 			err = u.dir(parts, h.Mode)
 		case tar.TypeReg, tar.TypeCont, tar.TypeGNUSparse:
-			err = u.file(parts, h.Mode, r)
+			if err = u.fits(h.Size); err == nil {
+				err = u.file(parts, h.Mode, r)
+			}
 		case tar.TypeSymlink:
 			err = u.symlink(parts, h.Linkname)
 		case tar.TypeLink:
