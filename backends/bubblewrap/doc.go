@@ -20,7 +20,9 @@
 // a seccomp filter (seccomp_linux.go) denies the keyrings, io_uring, eBPF,
 // perf, userfaultfd, terminal injection, rare socket families, setuid and
 // setgid bits (what a sandbox writes is a host user's file) and, unless
-// the spec asks for them, nested user namespaces. Of the controller's
+// the spec asks for them, nested user namespaces. No descriptor of the
+// controller's crosses but those handed down on purpose: every other one
+// is made close-on-exec before bwrap starts. Of the controller's
 // environment only the CA variables cross, as files the sandbox can read
 // (trust.go); the agent adds the PATH and package manager settings a
 // command gets.
@@ -28,7 +30,9 @@
 // An imported image is hostile: it is unpacked, checked and read at each
 // start through descriptors of its own folders, never following a link it
 // holds, and an image that bwrap could use only by following one (an /etc
-// that is a link) is refused.
+// that is a link) is refused, as is one with a control character in a
+// name (a terminal would obey it when an error shows the name) or a file
+// that would leave less than 1 GiB, or a twentieth, of the disk free.
 //
 // The controller reaches the agent only through ROOT/bubblewrap/ID, a
 // folder private to the controller's user and never bound into a
