@@ -46,3 +46,30 @@ func TestHostileInheritedDescriptorsStayOut(t *testing.T) {
 		t.Errorf("the sandbox wrote the host file through the controller's descriptor: %q", data)
 	}
 }
+
+// TestHostileControllerLogUnreachable: bwrap, the sandbox's pid 1, holds
+// its log in the controller's private folder open, and a process of the
+// sandbox could open it again through /proc/1/fd/1 wherever the file's
+// mode lets its host user, which for a person's controller is the
+// controller's own user. Once the sandbox runs, no process of it reads or
+// writes the log.
+func TestHostileControllerLogUnreachable(t *testing.T) {
+	r := newRig(t)
+	s := r.spec("log")
+	r.start(s, 256)
+	log := filepath.Join(r.b.ctlDir(s.ID), logFileName)
+	before, err := os.Stat(log) // its mode may deny reading it to the controller's user too
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out := r.sh(s.ID, "for n in 1 2; do readlink /proc/1/fd/$n; cat /proc/1/fd/$n >/dev/null && echo read $n; echo planted >> /proc/1/fd/$n && echo wrote $n; done 2>&1")
+	if !strings.Contains(out, logFileName) {
+		t.Fatalf("bwrap's output is not its log any more (%q): the test needs another way in", out)
+	}
+	if strings.Contains(out, "read ") || strings.Contains(out, "wrote ") {
+		t.Errorf("a process of the sandbox opened the controller's log:\n%s", out)
+	}
+	if after, err := os.Stat(log); err != nil || after.Size() != before.Size() {
+		t.Errorf("the controller's log changed: %v, %d bytes, was %d", err, after.Size(), before.Size())
+	}
+}
