@@ -40,7 +40,10 @@
 // socket to bwrap, so nothing a sandbox can write is ever a path the
 // controller dials. The same folder holds bwrap's pid file, written
 // before the start script lets bwrap run, so every sandbox process is
-// known to the next controller however the last one ended. A sandbox
+// known to the next controller however the last one ended, and bwrap's
+// log, which bwrap holds open and which is closed to every user (mode 0)
+// once the agent answers, so no process of the sandbox opens it again
+// through /proc/1/fd. A sandbox
 // whose bwrap ends unasked is reported to the controller as stopped, with
 // the reason, and whatever it left is killed.
 //
