@@ -138,7 +138,7 @@ func (c *Controller) Defaults(ctx context.Context) (ipc.Defaults, error) {
 	d := PlanDefaults(info, c.activeLocked(), c.committedLocked())
 	c.mu.Unlock()
 	if ok {
-		d.MemoryMiB = int64(own)
+		d.MemoryMiB, d.StoredMemoryMiB = int64(own), int64(own)
 	}
 	return d, nil
 }
