@@ -38,6 +38,7 @@ type addDialog struct {
 
 	defaults ipc.Defaults
 	invalid  bool   // a field is wrong
+	refusal  string // why the controller refused the last Create; kept until an edit
 	sent     string // the name a create is under way for; UI goroutine
 	closed   bool
 }
@@ -66,8 +67,8 @@ func newAddDialog(u *App, r ipc.Ranges) *addDialog {
 	a.name = entry()
 	a.name.Validator = func(s string) error { return ipc.CheckName("name", strings.TrimSpace(s)) }
 	a.name.SetText(freeName(u.main.sandboxes))
-	a.name.OnChanged = func(string) { a.explain() }
-	a.image = widget.NewSelect(r.Images, func(string) { a.explain() })
+	a.name.OnChanged = func(string) { a.edited() }
+	a.image = widget.NewSelect(r.Images, func(string) { a.edited() })
 	if len(r.Images) > 0 {
 		a.image.SetSelected(r.Images[0])
 	}
@@ -92,7 +93,7 @@ func newAddDialog(u *App, r ipc.Ranges) *addDialog {
 	a.idle.SetPlaceHolder("none")
 	a.life.SetPlaceHolder("none")
 	for _, e := range []*dialogEntry{a.memory, a.cpus, a.disk, a.idle, a.life} {
-		e.OnChanged = func(string) { a.explain() }
+		e.OnChanged = func(string) { a.edited() }
 	}
 	a.hint = widget.NewLabel("")
 	a.hint.Wrapping = fyne.TextWrapWord
@@ -163,7 +164,7 @@ func (a *addDialog) refetch() {
 	defer cancel()
 	var d ipc.Defaults
 	if err := a.u.client.Call(ctx, ipc.DefaultsRequest{}, &d); err != nil {
-		fyne.Do(func() { a.hint.SetText(failure("Read the defaults", err).line) })
+		a.u.do(func() { a.hint.SetText(failure("Read the defaults", err).line) })
 		return
 	}
 	fyne.DoAndWait(func() { a.showDefaults(d) })
@@ -197,6 +198,12 @@ func (a *addDialog) listed(name string) bool {
 	return ok
 }
 
+// edited: a field changed, so the last refusal no longer applies.
+func (a *addDialog) edited() {
+	a.refusal = ""
+	a.explain()
+}
+
 // explain says, before Create, what will happen beyond the plain case:
 // an existing sandbox of that name is reused or rebuilt, or the host is
 // full and the new one will wait in the queue.
@@ -206,6 +213,9 @@ func (a *addDialog) explain() {
 	}
 	name := strings.TrimSpace(a.name.Text)
 	var lines []string
+	if a.refusal != "" {
+		lines = append(lines, a.refusal)
+	}
 	if sb, ok := a.u.main.find(name); ok {
 		lines = append(lines, a.existing(sb))
 	}
@@ -272,7 +282,7 @@ func (a *addDialog) submit() {
 	go func() {
 		var sb ipc.Sandbox
 		err := a.u.client.Call(a.u.life, req, &sb)
-		fyne.Do(func() { a.done(req, err) })
+		a.u.do(func() { a.done(req, err) })
 	}()
 }
 
@@ -286,7 +296,8 @@ func (a *addDialog) done(req ipc.CreateRequest, err error) {
 		a.u.showRequestError("Create "+req.Name, req, err)
 	default:
 		a.sent = ""
-		a.setAbout(failure("Create "+req.Name, err).line)
+		a.refusal = failure("Create "+req.Name, err).line
+		a.explain()
 		a.enableCreate()
 	}
 }

@@ -28,6 +28,9 @@ type App struct {
 	// quits Fyne. It runs off the UI goroutine. Nil quits Fyne at once.
 	OnQuit func()
 
+	// do runs a change to widgets on the UI goroutine; tests run it in
+	// their own, in order with the events they hand the app.
+	do func(func())
 	// withTimeout bounds a request that answers at once; tests give it a
 	// fake clock. Creates and starts never use it: they may wait in the
 	// queue for as long as the host is full.
@@ -56,7 +59,7 @@ const timeout = 30 * time.Second
 // starts one.
 func New(a fyne.App, client ipc.Client, root string, tray bool) *App {
 	u := &App{fyne: a, client: client, root: root, tray: tray, onState: map[int]func(){},
-		withTimeout: context.WithTimeout}
+		withTimeout: context.WithTimeout, do: fyne.Do}
 	u.life, u.endLife = context.WithCancel(context.Background())
 	u.OpenShell = u.terminalShell
 	u.win = a.NewWindow("sandboxdesk")
@@ -74,7 +77,7 @@ func (u *App) Window() fyne.Window { return u.win }
 
 // SetStatus shows a line under the list (the desktop says there what it
 // waits for); safe from any goroutine.
-func (u *App) SetStatus(line string) { fyne.Do(func() { u.main.status.SetText(line) }) }
+func (u *App) SetStatus(line string) { u.do(func() { u.main.status.SetText(line) }) }
 
 // Run refreshes the window and follows the controller's events until ctx
 // ends, reconnecting when the controller goes away. It blocks; run it on
@@ -121,7 +124,7 @@ func (u *App) tick(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			fyne.Do(u.main.tick)
+			u.do(u.main.tick)
 		}
 	}
 }
@@ -141,7 +144,7 @@ func sleep(ctx context.Context, d time.Duration) {
 func (u *App) handle(ctx context.Context, e ipc.Event) {
 	switch e.Kind {
 	case ipc.EventProgress:
-		fyne.Do(func() { u.main.progress(e) })
+		u.do(func() { u.main.progress(e) })
 	case ipc.EventState:
 		u.Refresh(ctx)
 		u.mu.Lock()
@@ -154,7 +157,7 @@ func (u *App) handle(ctx context.Context, e ipc.Event) {
 			h()
 		}
 	case ipc.EventNotice:
-		fyne.Do(func() { u.main.notice(e) })
+		u.do(func() { u.main.notice(e) })
 	}
 }
 

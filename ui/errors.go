@@ -78,7 +78,7 @@ func (u *App) showRequestError(title string, req ipc.Request, err error) {
 }
 
 func (u *App) showProblem(title string, p problem) {
-	fyne.Do(func() { u.errorDialog(title, p).Show() })
+	u.do(func() { u.errorDialog(title, p).Show() })
 }
 
 // errorDialog is the one-line message, something to copy when there is

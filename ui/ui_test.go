@@ -30,6 +30,9 @@ type rig struct {
 	events <-chan ipc.Event
 	mu     sync.Mutex
 	shells []string
+	// ui holds the app's changes to widgets from other goroutines, run
+	// by eventually in the test's goroutine
+	ui chan func()
 }
 
 func newRig(t *testing.T) *rig {
@@ -53,6 +56,8 @@ func newRig(t *testing.T) *rig {
 	t.Cleanup(func() { cancel(); c.Close() })
 	r := &rig{t: t, c: c, client: ipc.NewLocal(ctx, &controller.Service{C: c})}
 	r.u = New(a, r.client, root, false)
+	r.ui = make(chan func(), 1000)
+	r.u.do = func(f func()) { r.ui <- f }
 	r.u.OpenShell = func(name string) error {
 		r.mu.Lock()
 		r.shells = append(r.shells, name)
@@ -78,6 +83,8 @@ func (r *rig) eventually(what string, cond func() bool) {
 		select {
 		case e := <-r.events:
 			r.u.handle(context.Background(), e)
+		case f := <-r.ui:
+			f()
 		case <-time.After(20 * time.Millisecond):
 		case <-timeout:
 			r.t.Fatalf("never: %s", what)

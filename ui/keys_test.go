@@ -1,0 +1,96 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"fyne.io/fyne/v2"
+
+	"sandboxdesk/ipc"
+)
+
+// Return in the Remove confirm acts on the confirm (it removes), never on
+// the window behind it, where Return opens a shell.
+func TestReturnInAConfirmDoesNotReachTheWindow(t *testing.T) {
+	r := newRig(t)
+	if _, err := r.c.Create(t.Context(), ipc.CreateRequest{Name: "agent-42"}); err != nil {
+		t.Fatal(err)
+	}
+	r.u.Refresh(t.Context())
+	r.u.main.list.Select(0)
+	r.press(fyne.KeyDelete)
+	top := r.u.win.Canvas().Overlays().Top()
+	if top == nil || r.shown() != 1 {
+		t.Fatal("Delete did not ask to remove")
+	}
+	b := buttons(top)
+	if b["Cancel"] == nil || b["Remove"] == nil || len(b) != 2 {
+		t.Errorf("the confirm's buttons are %v, want Cancel and Remove", keys(b))
+	}
+	r.press(fyne.KeyDelete) // a second Delete means nothing to the confirm
+	if r.shown() != 1 {
+		t.Errorf("Delete in the confirm opened %d dialogs", r.shown())
+	}
+	r.press(fyne.KeyReturn)
+	r.eventually("Return removed agent-42", func() bool {
+		_, err := r.c.Inspect(context.Background(), ipc.Ref{Name: "agent-42"})
+		return errors.Is(err, ipc.ErrNotFound)
+	})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.shells) != 0 {
+		t.Errorf("Return in the confirm reached the window: it opened a shell in %v", r.shells)
+	}
+	if r.shown() != 0 {
+		t.Error("the confirm is still showing")
+	}
+}
+
+// Escape closes the confirm and an error dialog; keys in an error dialog
+// stay there.
+func TestEscapeClosesDialogs(t *testing.T) {
+	r := newRig(t)
+	if _, err := r.c.Create(t.Context(), ipc.CreateRequest{Name: "agent-42"}); err != nil {
+		t.Fatal(err)
+	}
+	r.u.Refresh(t.Context())
+	r.u.main.list.Select(0)
+	r.press(fyne.KeyDelete)
+	r.press(fyne.KeyEscape)
+	if r.shown() != 0 {
+		t.Fatal("Escape left the confirm open")
+	}
+	if _, err := r.c.Inspect(t.Context(), ipc.Ref{Name: "agent-42"}); err != nil {
+		t.Errorf("Escape removed the sandbox: %v", err)
+	}
+
+	r.u.errorDialog("Start agent-42", failure("Start agent-42", context.DeadlineExceeded)).Show()
+	for _, k := range []fyne.KeyName{fyne.KeyDelete, fyne.KeyReturn} {
+		r.press(k)
+		if k == fyne.KeyDelete && r.shown() != 1 {
+			t.Errorf("Delete in an error dialog reached the window")
+		}
+	}
+	if r.shown() != 0 {
+		t.Error("Return left the error dialog open")
+	}
+	r.u.errorDialog("Start agent-42", failure("Start agent-42", context.DeadlineExceeded)).Show()
+	r.press(fyne.KeyEscape)
+	if r.shown() != 0 {
+		t.Error("Escape left the error dialog open")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.shells) != 0 {
+		t.Errorf("keys in dialogs reached the window: shells %v", r.shells)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
