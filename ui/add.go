@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"sandboxdesk/ipc"
@@ -116,15 +117,12 @@ func newAddDialog(u *App, r ipc.Ranges) *addDialog {
 	a.create = widget.NewButton("Create", a.submit)
 	a.create.Importance = widget.HighImportance
 	a.form.SetOnValidationChanged(func(err error) { a.invalid = err != nil; a.enableCreate() })
-	// the form scrolls rather than push the buttons off a small window
-	// when several fields show their errors
-	scroll := container.NewVScroll(a.form)
 	win := u.win.Canvas().Size()
-	scroll.SetMinSize(fyne.NewSize(0, min(a.form.MinSize().Height+40, max(win.Height-220, 120))))
-	content := container.NewBorder(nil, container.NewVBox(a.hint, a.about), nil, nil, scroll)
+	width := min(480, max(win.Width-60, 260))
+	// the hint lines wrap: room for three lines each beyond their one
+	content := scrolled(container.NewVBox(a.form, a.hint, a.about), u.win, width, 4*theme.TextSize()*2)
 	d := dialog.NewCustomWithoutButtons("Add sandbox", content, u.win)
 	d.SetButtons([]fyne.CanvasObject{cancel, a.create})
-	d.Resize(fyne.NewSize(min(520, max(win.Width-20, 300)), 0))
 	a.dlg = u.keyed(d, func() { a.closed = true; a.stop() })
 	a.dlg.onReturn, a.dlg.onEscape = a.submit, a.close
 	// refetched in the event loop's goroutine, in order with the events

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 )
@@ -85,4 +86,15 @@ func (u *App) setupShortcuts() {
 	quitItem.Shortcut = quit
 	quitItem.IsQuit = true
 	u.win.SetMainMenu(fyne.NewMainMenu(fyne.NewMenu("File", addItem, settingsItem, fyne.NewMenuItemSeparator(), quitItem)))
+}
+
+// scrolled puts a dialog's content in a scroll as tall as the content
+// needs (plus slack for lines that wrap), up to what the window leaves
+// beside the dialog's title and buttons: with many errors showing the
+// form scrolls, and the buttons stay on screen.
+func scrolled(content fyne.CanvasObject, win fyne.Window, width, slack float32) *container.Scroll {
+	s := container.NewVScroll(content)
+	room := win.Canvas().Size().Height - 150
+	s.SetMinSize(fyne.NewSize(width, max(min(content.MinSize().Height+slack, room), 100)))
+	return s
 }

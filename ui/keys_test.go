@@ -94,3 +94,26 @@ func keys[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// A click gives the list the keyboard: Return there still opens the
+// selected sandbox's shell, and Delete asks to remove it.
+func TestKeysOnTheFocusedList(t *testing.T) {
+	r := newRig(t)
+	if _, err := r.c.Create(t.Context(), ipc.CreateRequest{Name: "agent-42"}); err != nil {
+		t.Fatal(err)
+	}
+	r.u.Refresh(t.Context())
+	r.u.main.list.Select(0)
+	r.u.win.Canvas().Focus(r.u.main.list)
+	r.u.main.list.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	r.mu.Lock()
+	shells := append([]string(nil), r.shells...)
+	r.mu.Unlock()
+	if len(shells) != 1 || shells[0] != "agent-42" {
+		t.Errorf("Return on the list opened shells %v, want agent-42", shells)
+	}
+	r.u.main.list.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDelete})
+	if r.shown() != 1 {
+		t.Error("Delete on the list did not ask to remove")
+	}
+}

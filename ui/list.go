@@ -182,3 +182,26 @@ func stateImportance(s ipc.State) widget.Importance {
 	}
 	return widget.MediumImportance
 }
+
+// keyList is the sandbox list. A click gives it the keyboard; Return and
+// Delete then still open a shell and remove, as they do with no focus.
+type keyList struct {
+	widget.List
+	key func(*fyne.KeyEvent)
+}
+
+func newKeyList(key func(*fyne.KeyEvent), length func() int, create func() fyne.CanvasObject, update func(widget.ListItemID, fyne.CanvasObject)) *keyList {
+	l := &keyList{key: key}
+	l.Length, l.CreateItem, l.UpdateItem = length, create, update
+	l.ExtendBaseWidget(l)
+	return l
+}
+
+func (l *keyList) TypedKey(k *fyne.KeyEvent) {
+	switch k.Name {
+	case fyne.KeyReturn, fyne.KeyEnter, fyne.KeyDelete:
+		l.key(k)
+	default:
+		l.List.TypedKey(k)
+	}
+}

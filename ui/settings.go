@@ -125,7 +125,7 @@ func newSettingsDialog(u *App, lim ipc.Limits, d ipc.Defaults, c ipc.Capacity, r
 	cancel := widget.NewButton("Cancel", hide)
 	s.saveButton = widget.NewButton("Save", s.save)
 	s.saveButton.Importance = widget.HighImportance
-	dlg := dialog.NewCustomWithoutButtons("Settings", container.NewVScroll(form), u.win)
+	dlg := dialog.NewCustomWithoutButtons("Settings", scrolled(form, u.win, form.MinSize().Width, 0), u.win)
 	dlg.SetButtons([]fyne.CanvasObject{cancel, s.saveButton})
 	s.dlg = u.keyed(dlg, nil)
 	s.dlg.onReturn, s.dlg.onEscape = s.save, hide

@@ -44,7 +44,7 @@ func (u *App) trayMenu(list []ipc.Sandbox) *fyne.Menu {
 		fyne.NewMenuItemSeparator(),
 	}
 	for _, sb := range list {
-		item := fyne.NewMenuItem(sb.Name+"   "+stateText(sb), nil)
+		item := fyne.NewMenuItem(shorten(sb.Name, 32)+"   "+stateText(sb), nil)
 		item.ChildMenu = fyne.NewMenu("", u.sandboxActions(sb)...)
 		items = append(items, item)
 	}
@@ -86,4 +86,14 @@ func startable(s ipc.State) bool {
 // and opens its shell once it runs, however long it waits in the queue.
 func (u *App) quickStart() {
 	u.start("Quick start", ipc.CreateRequest{Name: QuickStartName}, func(sb ipc.Sandbox) { u.openShell(sb.Name) })
+}
+
+// shorten cuts a name to n characters with an ellipsis: a tray menu is
+// as wide as its longest line.
+func shorten(name string, n int) string {
+	r := []rune(name)
+	if len(r) <= n {
+		return name
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -253,7 +253,7 @@ func TestKeyboard(t *testing.T) {
 	a.name.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) // Enter creates
 	r.eventually("Enter created the sandbox", func() bool {
 		_, err := r.c.Inspect(context.Background(), ipc.Ref{Name: "kb"})
-		return err == nil
+		return err == nil && a.closed
 	})
 	b := r.addDialog()
 	if r.u.win.Canvas().Overlays().Top() == nil {

@@ -21,7 +21,7 @@ type mainView struct {
 	u        *App
 	header   *widget.Label
 	status   *widget.Label
-	list     *widget.List
+	list     *keyList
 	empty    fyne.CanvasObject
 	selected *widget.Label
 	buttons  map[string]*widget.Button
@@ -54,7 +54,7 @@ func newMainView(u *App) *mainView {
 		l.Truncation = fyne.TextTruncateEllipsis
 		head.Add(l)
 	}
-	m.list = widget.NewList(
+	m.list = newKeyList(u.typedKey,
 		func() int { return len(m.sandboxes) },
 		func() fyne.CanvasObject { return newRow(m.tips) },
 		func(i widget.ListItemID, o fyne.CanvasObject) {
