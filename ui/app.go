@@ -43,7 +43,7 @@ type App struct {
 	mu      sync.Mutex
 	onState map[int]func() // called in the event loop after a state change
 	hookID  int
-	quiting bool
+	quitting bool
 
 	// defaultsFetches counts the Add dialog's fetches of the defaults, so
 	// tests can pin that progress ticks cause none.
@@ -207,7 +207,7 @@ func (u *App) call(title string, req ipc.Request, out any) {
 		ctx, cancel := u.withTimeout(u.life, timeout)
 		defer cancel()
 		if err := u.client.Call(ctx, req, out); err != nil {
-			u.showError(title, err)
+			u.showRequestError(title, req, err)
 		}
 	}()
 }
@@ -220,7 +220,7 @@ func (u *App) start(title string, req ipc.CreateRequest, then func(ipc.Sandbox))
 		var sb ipc.Sandbox
 		if err := u.client.Call(u.life, req, &sb); err != nil {
 			if u.life.Err() == nil {
-				u.showError(title, err)
+				u.showRequestError(title, req, err)
 			}
 			return
 		}
@@ -234,8 +234,8 @@ func (u *App) start(title string, req ipc.CreateRequest, then func(ipc.Sandbox))
 // desktop stopped the sandboxes, with a line saying so meanwhile.
 func (u *App) quit() {
 	u.mu.Lock()
-	again := u.quiting
-	u.quiting = true
+	again := u.quitting
+	u.quitting = true
 	u.mu.Unlock()
 	if again {
 		return

@@ -36,7 +36,7 @@ func failure(what string, err error) problem {
 	var ie *ipc.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return problem{line: what + ": the controller did not answer within " + timeout.String() +
+		return problem{line: what + fmt.Sprintf(": the controller did not answer within %d seconds", int(timeout.Seconds())) +
 			". It may be busy stopping or building sandboxes; try again in a moment.", detail: err.Error()}
 	case errors.Is(err, context.Canceled):
 		return problem{line: what + ": called off because sandboxdesk is quitting.", detail: err.Error()}
