@@ -40,9 +40,9 @@ type App struct {
 	life    context.Context
 	endLife context.CancelFunc
 
-	mu      sync.Mutex
-	onState map[int]func() // called in the event loop after a state change
-	hookID  int
+	mu       sync.Mutex
+	onState  map[int]func() // called in the event loop after a state change
+	hookID   int
 	quitting bool
 
 	// defaultsFetches counts the Add dialog's fetches of the defaults, so
