@@ -115,16 +115,16 @@ func (m *mainView) show(list []ipc.Sandbox, lim ipc.Limits, d ipc.Defaults) {
 			m.pick = i
 		}
 	}
-	running, reserved, backend := 0, int64(0), "—"
+	running, backend := 0, "—"
 	for _, sb := range list {
 		if sb.State.Active() {
 			running++
 		}
-		reserved += sb.ReservedMiB
 		backend = sb.Backend
 	}
+	// the committed memory is the controller's figure, not a sum made here
 	m.header.SetText(fmt.Sprintf("Memory %s of %s reserved  ·  Running %d of %d at once  ·  %s",
-		units.FormatMiB(reserved), units.FormatMiB(d.BudgetMiB), running, lim.AtOnce, backend))
+		units.FormatMiB(d.CommittedMiB), units.FormatMiB(d.BudgetMiB), running, lim.AtOnce, backend))
 	if len(list) == 0 {
 		m.empty.Show()
 		m.list.Hide()
