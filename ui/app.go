@@ -27,6 +27,9 @@ type App struct {
 	// OnQuit ends the app: the desktop stops the sandboxes first, then
 	// quits Fyne. It runs off the UI goroutine. Nil quits Fyne at once.
 	OnQuit func()
+	// closeWindow is what closing the window does: hide it in the tray,
+	// or quit where there is no tray
+	closeWindow func()
 
 	// do runs a change to widgets on the UI goroutine; tests run it in
 	// their own, in order with the events they hand the app.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 
 	"sandboxdesk/ipc"
 )
@@ -115,5 +116,26 @@ func TestKeysOnTheFocusedList(t *testing.T) {
 	r.u.main.list.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDelete})
 	if r.shown() != 1 {
 		t.Error("Delete on the list did not ask to remove")
+	}
+}
+
+// Without a tray the window is the app: closing it quits, through the
+// desktop's stop of the sandboxes, saying so meanwhile. The File menu has
+// Quit with Ctrl+Q.
+func TestClosingTheWindowWithoutATrayQuits(t *testing.T) {
+	r := newRig(t) // no tray
+	quit := make(chan struct{})
+	r.u.OnQuit = func() { close(quit) }
+	r.u.closeWindow() // what the window manager's close button runs
+	<-quit
+	if got := r.u.main.status.Text; got != "Stopping the sandboxes before quitting…" {
+		t.Errorf("while quitting the window says %q", got)
+	}
+	r.u.quit() // a second Quit (Ctrl+Q while stopping) does nothing more
+	file := r.u.win.MainMenu().Items[0]
+	last := file.Items[len(file.Items)-1]
+	sc, ok := last.Shortcut.(*desktop.CustomShortcut)
+	if last.Label != "Quit" || !ok || sc.KeyName != fyne.KeyQ || sc.Modifier != fyne.KeyModifierShortcutDefault {
+		t.Errorf("the File menu ends with %q %v, want Quit with Ctrl+Q", last.Label, last.Shortcut)
 	}
 }

@@ -19,14 +19,16 @@ func (u *App) setupTray() {
 	d, ok := u.fyne.(desktop.App)
 	if !ok || !u.tray {
 		u.tray = false
-		u.win.SetCloseIntercept(u.quit)
+		u.closeWindow = u.quit
+		u.win.SetCloseIntercept(u.closeWindow)
 		return
 	}
 	if icon, err := trayIcon(u.fyne.Icon()); err == nil {
 		d.SetSystemTrayIcon(icon)
 	}
 	d.SetSystemTrayMenu(u.trayMenu(nil))
-	u.win.SetCloseIntercept(u.win.Hide)
+	u.closeWindow = u.win.Hide
+	u.win.SetCloseIntercept(u.closeWindow)
 }
 
 // refreshTray rebuilds the tray menu from the sandboxes; UI goroutine.
