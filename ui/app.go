@@ -102,14 +102,15 @@ func (u *App) Run(ctx context.Context) {
 			u.SetStatus("")
 			lost = false
 		}
+		// after the subscription, so nothing between the two is missed;
+		// again on every resubscription, since a subscriber that fell
+		// behind was dropped and missed events
 		u.Refresh(ctx)
 		for e := range events {
 			u.handle(ctx, e)
 		}
-		if ctx.Err() == nil {
-			u.SetStatus(lostLine(u.root))
-			lost = true
-		}
+		// the controller went away or dropped us: subscribe again, and
+		// say so only if that fails
 	}
 }
 

@@ -30,9 +30,9 @@ type limits struct {
 // makeCgroup creates the sandbox's cgroup under this process's own and
 // sets its limits. Whatever cannot be made or set is left unenforced, and
 // the reason comes back for the sandbox's events; a host without usable
-// cgroups still runs sandboxes. owner is given the cgroup's procs files,
-// so the sandbox can join it before it drops to that user.
-func makeCgroup(id string, memoryMiB int64, cpus int, owner *ids) (*cgroup, limits, error) {
+// cgroups still runs sandboxes. The sandbox joins it before it drops to
+// its own user (as root) or as the user itself.
+func makeCgroup(id string, memoryMiB int64, cpus int) (*cgroup, limits, error) {
 	own := host.OwnCgroups()
 	name := "sandboxdesk-" + id
 	cg := &cgroup{}
@@ -51,7 +51,6 @@ func makeCgroup(id string, memoryMiB int64, cpus int, owner *ids) (*cgroup, limi
 			if cpus > 0 && write(dir, "cpu.max", strconv.Itoa(cpus*100000)+" 100000") == nil {
 				got.cpus = cpus
 			}
-			owner.chown(filepath.Join(dir, "cgroup.procs"))
 		}
 	}
 	if cg.v2 == "" {
@@ -65,7 +64,6 @@ func makeCgroup(id string, memoryMiB int64, cpus int, owner *ids) (*cgroup, limi
 					write(d, "memory.memsw.limit_in_bytes", strconv.FormatInt(memoryMiB<<20, 10))
 					got.memoryMiB = memoryMiB
 				}
-				owner.chown(filepath.Join(d, "cgroup.procs"))
 			}
 		}
 		if dir, ok := own.V1["cpu"]; ok && cpus > 0 {
@@ -75,7 +73,6 @@ func makeCgroup(id string, memoryMiB int64, cpus int, owner *ids) (*cgroup, limi
 				if write(d, "cpu.cfs_period_us", "100000") == nil && write(d, "cpu.cfs_quota_us", strconv.Itoa(cpus*100000)) == nil {
 					got.cpus = cpus
 				}
-				owner.chown(filepath.Join(d, "cgroup.procs"))
 			}
 		}
 	}
@@ -129,6 +126,29 @@ func (c *cgroup) ooms() int {
 		}
 	}
 	return 0
+}
+
+// memoryLimitMiB reads back the memory limit the cgroup enforces; 0 when
+// none is (no cgroup, or "max").
+func (c *cgroup) memoryLimitMiB() int64 {
+	var file string
+	switch {
+	case c.v2 != "":
+		file = filepath.Join(c.v2, "memory.max")
+	case c.memory != "":
+		file = filepath.Join(c.memory, "memory.limit_in_bytes")
+	default:
+		return 0
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil || n <= 0 || n >= 1<<62 {
+		return 0
+	}
+	return n >> 20
 }
 
 // remove kills whatever is still in the cgroup and deletes its folders.

@@ -2,95 +2,45 @@ package bubblewrap
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
-	"net"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
-// ids is the host user a sandbox runs as, and whether the backend must
-// switch to it (it runs as root) or already is it.
-type ids struct {
-	uid, gid int
-	switchTo bool
-}
+// ids is a host user and its group.
+type ids struct{ uid, gid int }
 
-// chown gives a path to the sandbox's host user when the backend runs as
-// root; otherwise the path is already the user's.
-func (u *ids) chown(path string) {
-	if u.switchTo {
-		os.Lchown(path, u.uid, u.gid)
-	}
-}
-
-func (u *ids) credential() *syscall.Credential {
-	if !u.switchTo {
-		return nil
-	}
-	return &syscall.Credential{Uid: uint32(u.uid), Gid: uint32(u.gid), Groups: []uint32{}}
-}
-
-// sandboxIDs picks the host user sandboxes run as: the current user, or,
-// for root, the user who ran sudo (so workspace files are theirs) or
-// nobody.
-func sandboxIDs() ids {
+// workspacePerson is whose the workspaces are on the host: the user who
+// runs the controller, or, for root, the user who ran sudo (root itself
+// when no one did).
+func workspacePerson() ids {
 	if os.Geteuid() != 0 {
 		return ids{uid: os.Getuid(), gid: os.Getgid()}
 	}
-	if uid, err := strconv.Atoi(os.Getenv("SUDO_UID")); err == nil && uid > 0 {
-		gid, err := strconv.Atoi(os.Getenv("SUDO_GID"))
-		if err != nil || gid <= 0 {
-			gid = uid
-		}
-		return ids{uid: uid, gid: gid, switchTo: true}
+	uid, err := strconv.Atoi(os.Getenv("SUDO_UID"))
+	if err != nil || uid <= 0 {
+		return ids{}
 	}
-	return ids{uid: 65534, gid: 65534, switchTo: true}
-}
-
-// pidFile records the bwrap monitor of a running sandbox, with its start
-// time, so a pid reused by another process is never taken for it.
-type pidFile struct {
-	Pid       int    `json:"pid"`
-	StartTime uint64 `json:"startTime"`
-}
-
-func pidPath(stateDir string) string { return filepath.Join(stateDir, "bwrap.pid") }
-
-func readPidFile(stateDir string) (pidFile, bool) {
-	b, err := os.ReadFile(pidPath(stateDir))
-	if err != nil {
-		return pidFile{}, false
+	gid, err := strconv.Atoi(os.Getenv("SUDO_GID"))
+	if err != nil || gid <= 0 {
+		gid = uid
 	}
-	var p pidFile
-	if json.Unmarshal(b, &p) != nil || p.Pid <= 0 {
-		return pidFile{}, false
-	}
-	return p, true
+	return ids{uid: uid, gid: gid}
 }
 
-func writePidFile(stateDir string, p pidFile) error {
-	b, _ := json.Marshal(p)
-	return os.WriteFile(pidPath(stateDir), b, 0o600)
-}
-
-// alive reports whether p is still the bwrap of the sandbox in stateDir:
-// the same pid, started at the same time, with the sandbox's folder
+// alive reports whether p is still the bwrap of sandbox id: the same
+// pid, started at the same time, with the sandbox's folder
 // (ROOT/sandboxes/ID, or its alias) on its command line, which is how a
 // sandbox is marked with the root it belongs to.
-func (p pidFile) alive(stateDir string) bool {
+func (p pidFile) alive(id string) bool {
 	st, ok := startTime(p.Pid)
 	if !ok || st != p.StartTime {
 		return false
 	}
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.Pid))
-	mark := "/sandboxes/" + filepath.Base(stateDir) + "/"
+	mark := "/sandboxes/" + id + "/"
 	return err == nil && bytes.Contains(cmdline, []byte(mark))
 }
 
@@ -113,18 +63,28 @@ func startTime(pid int) (uint64, bool) {
 	return st, err == nil
 }
 
-// dialAgent connects to the agent's socket in the sandbox's folder. The
-// path is reached through an open handle on its folder, so a root deep
-// enough to make the path longer than a socket address allows still works.
-func dialAgent(ctx context.Context, stateDir string) (net.Conn, error) {
-	dir := filepath.Join(stateDir, "run")
-	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("reach sandbox agent: %w", err)
+// sweep kills what is left of sandbox id's processes once its bwrap is
+// gone or going: every process that names the sandbox's folder on its
+// command line (the start script, bwrap, and bwrap's init inside, which
+// keeps bwrap's command line) and started no earlier than it. The init
+// is pid 1 of the sandbox's pid namespace: its end ends every process
+// in the sandbox, even when the bwrap outside was killed first and left
+// it to the host's init.
+func sweep(id string, since uint64) {
+	mark := []byte("/sandboxes/" + id + "/")
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := startTime(pid); !ok || st < since {
+			continue
+		}
+		if cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.Contains(cmdline, mark) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
-	defer unix.Close(fd)
-	var d net.Dialer
-	return d.DialContext(ctx, "unix", fmt.Sprintf("/proc/self/fd/%d/agent.sock", fd))
 }
 
 // children lists the processes whose parent is pid.
@@ -151,7 +111,7 @@ func children(pid int) []int {
 }
 
 // rawSysProcAttr is what a raw bwrap run needs as root: the private mount
-// namespace the alias script mounts the root in.
+// namespace the launcher mounts the alias in.
 func rawSysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
 }
