@@ -58,7 +58,13 @@ WM=$!
 if command -v gtk-sni-tray-standalone >/dev/null 2>&1; then
 	gtk-sni-tray-standalone --watcher --bottom >/dev/null 2>&1 &
 	TRAY=$!
-	sleep 2
+	# the app looks for a tray host once, at start: wait until one is there
+	for _ in $(seq 200); do
+		dbus-send --session --print-reply --dest=org.kde.StatusNotifierWatcher /StatusNotifierWatcher \
+			org.freedesktop.DBus.Properties.Get string:org.kde.StatusNotifierWatcher \
+			string:IsStatusNotifierHostRegistered 2>/dev/null | grep -q "boolean true" && break
+		sleep 0.1
+	done
 else
 	echo "screenshots: gtk-sni-tray-standalone is missing (make deps installs it); no tray shot" >&2
 fi
