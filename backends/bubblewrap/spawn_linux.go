@@ -182,7 +182,7 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 			b.kill(sb)
 			sweep(id, sb.pid.StartTime)
 			if log, _ := readCtl(ctl, logFileName); len(strings.TrimSpace(string(log))) > 0 {
-				err = fmt.Errorf("%w (bwrap: %s)", err, strings.TrimSpace(string(log)))
+				err = fmt.Errorf("%w (bwrap: %s)", err, printable(strings.TrimSpace(string(log))))
 			}
 			clearCtl(ctl)
 			return nil, err
