@@ -69,6 +69,7 @@ type sandbox struct {
 	oomsSeen int
 	stopping bool          // guarded by Backend.mu: an end that was asked for
 	exited   chan struct{} // closed when its bwrap ends
+	ready    *os.File      // the readiness pipe's read end, until started
 	reason   string        // how it ended; set before exited closes
 }
 

@@ -111,6 +111,15 @@ func (b *Backend) spawn(id string, l layout, img imageLayout, run *sandboxRun) (
 	}
 	inherited = append(inherited, sock)
 	l.AgentFD = 3 + len(inherited) - 1
+	// the agent writes one byte here once it accepts calls; every holder
+	// of the write end is in the sandbox, so end of file means it is gone
+	ready, signal, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	defer signal.Close()
+	inherited = append(inherited, signal)
+	l.ReadyFD = 3 + len(inherited) - 1
 	hardening, err := launchFiles(&l, 3+len(inherited))
 	if err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
@@ -142,11 +151,13 @@ func (b *Backend) spawn(id string, l layout, img imageLayout, run *sandboxRun) (
 	}
 	err = startInOwnKeyring(cmd)
 	gate.Close()
+	signal.Close()
 	if err != nil {
+		ready.Close()
 		return nil, fmt.Errorf("start bwrap: %w", err)
 	}
 	st, _ := startTime(cmd.Process.Pid)
-	sb := &sandbox{id: id, ctl: ctl, pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{})}
+	sb := &sandbox{id: id, ctl: ctl, pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{}), ready: ready}
 	go func() {
 		cmd.Wait()
 		sb.reason = exitReason(cmd.ProcessState)
@@ -155,36 +166,47 @@ func (b *Backend) spawn(id string, l layout, img imageLayout, run *sandboxRun) (
 	if err := writePidFile(ctl, sb.pid); err != nil {
 		release.Close() // the child ends at the gate
 		<-sb.exited
+		ready.Close()
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
 	if _, err := release.Write([]byte("go\n")); err != nil {
 		<-sb.exited
+		ready.Close()
 		return nil, fmt.Errorf("start sandbox: the child ended before it was let through: %w", err)
 	}
 	return sb, nil
 }
 
-// awaitAgent waits until the agent answers, or says why bwrap gave up.
-// The socket exists before bwrap starts, so a dial succeeds at once and
-// the ping waits in the socket's queue for the agent to accept it; when
-// every holder of the socket is gone it fails instead.
+// awaitAgent waits until the agent says it accepts calls (one byte on
+// the readiness pipe), or says why bwrap gave up: the pipe ends without
+// that byte when every process of the sandbox is gone.
 func (b *Backend) awaitAgent(ctx context.Context, sb *sandbox) error {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	for delay := time.Millisecond; ; delay = min(delay*2, 50*time.Millisecond) {
-		_, err := agent.Call(ctx, b.dialer(sb), agent.Request{Op: "ping"})
-		if err == nil {
+	defer sb.ready.Close()
+	said := make(chan bool, 1)
+	go func() {
+		var c [1]byte
+		n, _ := sb.ready.Read(c[:])
+		said <- n == 1
+	}()
+	select {
+	case ok := <-said:
+		if ok {
 			return nil
 		}
+		// end of file: the sandbox is ending; say how once it has
 		select {
 		case <-sb.exited:
-			log, _ := readCtl(sb.ctl, logFileName)
-			return fmt.Errorf("bwrap exited at start (%s): %s", sb.reason, strings.TrimSpace(string(log)))
 		case <-ctx.Done():
-			return fmt.Errorf("the sandbox's agent did not answer: %w", ctx.Err())
-		case <-time.After(delay):
+			return fmt.Errorf("the sandbox's agent ended at start: %w", ctx.Err())
 		}
+	case <-sb.exited:
+	case <-ctx.Done():
+		return fmt.Errorf("the sandbox's agent did not start: %w", ctx.Err())
 	}
+	log, _ := readCtl(sb.ctl, logFileName)
+	return fmt.Errorf("bwrap exited at start (%s): %s", sb.reason, strings.TrimSpace(string(log)))
 }
 
 func (b *Backend) dialer(sb *sandbox) agent.Dialer {
