@@ -25,8 +25,8 @@ type Config struct {
 	// Root is the controller's root: sandboxes' folders are
 	// ROOT/sandboxes/ID, imported images ROOT/images.
 	Root string
-	// Agent is the binary that serves as the agent inside sandboxes; the
-	// running executable when empty. It must run the agent (agent.Main)
+	// Agent is the binary that serves as the agent inside sandboxes;
+	// agent.Binary (the static one beside the executable) when empty. It must run the agent (agent.Main)
 	// when given agent.Command as its first argument.
 	Agent string
 	// Bwrap is the bwrap binary; looked up in PATH when empty.
@@ -91,8 +91,8 @@ func New(cfg Config) (*Backend, error) {
 
 	src := cfg.Agent
 	if src == "" {
-		if src, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("find the agent binary: %w", err)
+		if src, err = agent.Binary(); err != nil {
+			return nil, err
 		}
 	}
 	if b.agent, err = b.installAgent(src); err != nil {
