@@ -64,9 +64,10 @@ SCREENSHOTS_DIR ?= docs/screenshots
 screenshots: build
 	sh packaging/screenshots.sh $(BIN) $(SCREENSHOTS_DIR)
 
-bench:
-	@# bubblewrap exec and cold create beside raw bwrap
-	sh bench/run.sh
+# bench prints one table of figures beside their anchors; make bench
+# BENCH_FLAGS="--json bench.json" writes it as JSON too.
+bench: build
+	sh bench/run.sh $(BENCH_FLAGS)
 
 clean:
 	rm -rf bin
