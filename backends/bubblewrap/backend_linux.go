@@ -35,12 +35,16 @@ type Config struct {
 	// each sandbox, shared by every root on the host;
 	// DefaultUIDRegistry when empty.
 	UIDRegistry string
+	// Slirp4netns is the NAT helper for sandboxes with network "on";
+	// looked up in PATH when empty. Without it only "off" and "host" start.
+	Slirp4netns string
 }
 
 // Backend runs sandboxes with bubblewrap.
 type Backend struct {
 	root   string
 	bwrap  string
+	slirp  string // "" when not installed
 	agent  string
 	interp string
 	libs   []string
@@ -71,6 +75,9 @@ type sandbox struct {
 	exited   chan struct{} // closed when its bwrap ends
 	ready    *os.File      // the readiness pipe's read end, until started
 	reason   string        // how it ended; set before exited closes
+	// netExited is closed when a NAT helper this process started ends;
+	// nil when adopted or when the sandbox has none.
+	netExited chan struct{}
 }
 
 // New prepares the backend: it finds bwrap and copies the agent where
@@ -87,6 +94,9 @@ func New(cfg Config) (*Backend, error) {
 		if b.bwrap, err = exec.LookPath("bwrap"); err != nil {
 			return nil, errors.New("bubblewrap is not installed: install the bubblewrap package (apt-get install bubblewrap)")
 		}
+	}
+	if b.slirp = cfg.Slirp4netns; b.slirp == "" {
+		b.slirp, _ = exec.LookPath("slirp4netns")
 	}
 
 	src := cfg.Agent
@@ -193,6 +203,11 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 	if err != nil {
 		return backends.Started{}, err
 	}
+	if spec.Network == backends.NetworkOn {
+		if err := b.checkNAT(); err != nil {
+			return backends.Started{}, err
+		}
+	}
 	run, err := b.prepare(ctx, spec)
 	if err != nil {
 		return backends.Started{}, err
@@ -211,7 +226,7 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 		CgroupProcs: cg.procsFiles(), NestedUserns: spec.NestedUserns,
 		Trust: planTrust(os.Getenv, os.Stat, filepath.EvalSymlinks, host, b.asRoot),
 	}
-	sb, err := b.spawn(spec.ID, l, img, run)
+	sb, err := b.spawn(ctx, spec.ID, l, img, run)
 	if err != nil {
 		cg.remove()
 		return backends.Started{}, err
@@ -250,6 +265,7 @@ func (b *Backend) get(id string) (*sandbox, bool) {
 	if !p.alive(id) {
 		// its bwrap ended while no controller watched: end what it left
 		sweep(id, p.StartTime)
+		killNAT(&sandbox{pid: p})
 		clearCtl(ctl)
 		return nil, false
 	}
@@ -340,6 +356,7 @@ func (b *Backend) kill(sb *sandbox) {
 	case <-sb.exited:
 	case <-time.After(10 * time.Second):
 	}
+	killNAT(sb)
 }
 
 // Remove stops the sandbox if it runs; Stop also deletes its cgroup,

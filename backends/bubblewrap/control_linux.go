@@ -103,6 +103,10 @@ func dialAgent(ctx context.Context, dir string) (net.Conn, error) {
 type pidFile struct {
 	Pid       int    `json:"pid"`
 	StartTime uint64 `json:"startTime"`
+	// NetPid is the sandbox's NAT helper (network "on"), with its start
+	// time; 0 when it has none.
+	NetPid       int    `json:"netPid,omitempty"`
+	NetStartTime uint64 `json:"netStartTime,omitempty"`
 }
 
 func readPidFile(dir string) (pidFile, bool) {

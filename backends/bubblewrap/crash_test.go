@@ -94,6 +94,9 @@ func TestControllerKilledSandboxAdopted(t *testing.T) {
 	if n := bwrapsUnder(root); n == 0 {
 		t.Fatal("the sandbox died with its controller")
 	}
+	if n := natsUnder(root); n != 1 {
+		t.Fatalf("%d NAT helpers after the crash, want the sandbox's one", n)
+	}
 
 	c, err := openController(t.Context(), root)
 	if err != nil {
@@ -114,6 +117,9 @@ func TestControllerKilledSandboxAdopted(t *testing.T) {
 	}
 	if n := bwrapsUnder(root); n != 0 {
 		t.Errorf("%d bwrap processes of this root left after shutdown", n)
+	}
+	if n := natsUnder(root); n != 0 {
+		t.Errorf("%d NAT helpers of this root left after shutdown", n)
 	}
 	if b, err := os.ReadFile(filepath.Join(root, "workspaces", "w", "work.txt")); err != nil || string(b) != "precious\n" {
 		t.Errorf("workspace after crash and shutdown: %q, %v", b, err)

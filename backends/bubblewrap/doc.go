@@ -39,6 +39,15 @@
 // whose bwrap ends unasked is reported to the controller as stopped, with
 // the reason, and whatever it left is killed.
 //
+// Network "on" is outbound only: slirp4netns, started as the sandbox's
+// host user inside the user namespace that owns the sandbox's network
+// namespace, gives it a NAT (10.0.2.100, gateway 10.0.2.2, DNS forwarder
+// 10.0.2.3) that never leads to the host's loopback, and the sandbox's
+// abstract sockets and loopback are its own. The helper is in a session of
+// its own, so it outlives a controller that dies, and ends when the
+// sandbox's bwrap does (it holds the other end of the helper's exit pipe).
+// "off" is an empty network namespace; "host" the host's own, when asked.
+//
 // When the app runs as root, bwrap is started under an unprivileged host
 // uid: inside a user namespace made by root, the sandbox user would be
 // host root, its files root's, and root-only host files readable. Each

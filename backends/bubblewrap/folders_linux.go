@@ -51,7 +51,7 @@ func (b *Backend) prepare(ctx context.Context, spec backends.Spec) (*sandboxRun,
 			return nil, fmt.Errorf("prepare sandbox folder: %w", err)
 		}
 	}
-	for name, content := range etcFiles(spec.Name) {
+	for name, content := range etcFiles(spec.Name, spec.Network) {
 		if err := replaceFile(filepath.Join(spec.StateDir, "etc", name), []byte(content), 0o644); err != nil {
 			return nil, fmt.Errorf("prepare sandbox /etc: %w", err)
 		}

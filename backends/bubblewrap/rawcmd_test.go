@@ -36,7 +36,7 @@ func TestWriteRawCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := backends.Spec{ID: "sb-bench0000000000", Name: "bench", Root: root, Image: backends.Image{Name: HostImage}, Network: true,
+	s := backends.Spec{ID: "sb-bench0000000000", Name: "bench", Root: root, Image: backends.Image{Name: HostImage}, Network: backends.NetworkOn,
 		Workspace: root + "/workspaces/bench", StateDir: root + "/sandboxes/sb-bench0000000000"}
 	for _, d := range []string{s.Workspace, s.StateDir} {
 		if err := os.MkdirAll(d, 0o700); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"sandboxdesk/backends"
 	"sandboxdesk/backends/agent"
 )
 
@@ -97,8 +98,9 @@ func within(dir, path string) bool {
 
 // spawn starts the sandbox's bwrap on a fresh agent socket. The child
 // waits at the start gate until its pid file is written, so no sandbox
-// ever runs that a later controller could not find.
-func (b *Backend) spawn(id string, l layout, img imageLayout, run *sandboxRun) (*sandbox, error) {
+// ever runs that a later controller could not find. For network "on" it
+// returns once the sandbox's NAT is up.
+func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayout, run *sandboxRun) (*sandbox, error) {
 	ctl := b.ctlDir(id)
 	sock, err := listenAgent(ctl)
 	if err != nil {
@@ -118,6 +120,12 @@ func (b *Backend) spawn(id string, l layout, img imageLayout, run *sandboxRun) (
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
 	defer signal.Close()
+	handed := false // ready goes to the sandbox record, or is closed here
+	defer func() {
+		if !handed {
+			ready.Close()
+		}
+	}()
 	inherited = append(inherited, signal)
 	l.ReadyFD = 3 + len(inherited) - 1
 	hardening, err := launchFiles(&l, 3+len(inherited))
@@ -125,6 +133,17 @@ func (b *Backend) spawn(id string, l layout, img imageLayout, run *sandboxRun) (
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
 	defer closeAll(hardening)
+	inherited = append(inherited, hardening...)
+	var nat *natPipes
+	if l.Network == backends.NetworkOn {
+		if nat, err = newNATPipes(); err != nil {
+			return nil, err
+		}
+		defer nat.close()
+		// after the others: the launcher passes them on to bwrap
+		l.InfoFD, l.SyncFD = 3+len(inherited), 4+len(inherited)
+		inherited = append(inherited, nat.bwrapFiles()...)
+	}
 	logf, err := createCtl(ctl, logFileName)
 	if err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
@@ -139,7 +158,7 @@ func (b *Backend) spawn(id string, l layout, img imageLayout, run *sandboxRun) (
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = "/"
 	cmd.Env = bwrapEnv
-	cmd.ExtraFiles = append(inherited, hardening...)
+	cmd.ExtraFiles = inherited
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = gate, logf, logf
 	// its own session: the sandbox outlives a controller that is killed,
 	// and the next one adopts it
@@ -152,8 +171,10 @@ func (b *Backend) spawn(id string, l layout, img imageLayout, run *sandboxRun) (
 	err = startInOwnKeyring(cmd)
 	gate.Close()
 	signal.Close()
+	if nat != nil {
+		nat.closeBwrapEnds()
+	}
 	if err != nil {
-		ready.Close()
 		return nil, fmt.Errorf("start bwrap: %w", err)
 	}
 	st, _ := startTime(cmd.Process.Pid)
@@ -166,14 +187,24 @@ func (b *Backend) spawn(id string, l layout, img imageLayout, run *sandboxRun) (
 	if err := writePidFile(ctl, sb.pid); err != nil {
 		release.Close() // the child ends at the gate
 		<-sb.exited
-		ready.Close()
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
 	if _, err := release.Write([]byte("go\n")); err != nil {
 		<-sb.exited
-		ready.Close()
 		return nil, fmt.Errorf("start sandbox: the child ended before it was let through: %w", err)
 	}
+	if nat != nil {
+		if err := b.startNAT(ctx, sb, nat, run); err != nil {
+			b.kill(sb)
+			sweep(id, sb.pid.StartTime)
+			if log, _ := readCtl(ctl, logFileName); len(strings.TrimSpace(string(log))) > 0 {
+				err = fmt.Errorf("%w (bwrap: %s)", err, strings.TrimSpace(string(log)))
+			}
+			clearCtl(ctl)
+			return nil, err
+		}
+	}
+	handed = true
 	return sb, nil
 }
 

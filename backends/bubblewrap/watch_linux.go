@@ -31,6 +31,7 @@ func (b *Backend) watch(sb *sandbox) {
 		return // Stop or a failed start cleans up after itself
 	}
 	sweep(sb.id, sb.pid.StartTime)
+	killNAT(sb) // it ends with bwrap on its own; never later than this
 	reason := sb.reason
 	if sb.cg != nil {
 		if n := sb.cg.ooms(); n > seen {

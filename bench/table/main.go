@@ -2,11 +2,11 @@
 // figure (raw bwrap, a host pipe, a ten-line Fyne app), interleaved in
 // one run, and prints one table (median and p10-p90 spread); --json FILE
 // writes it too. It needs root or user namespaces, bubblewrap, the
-// binaries of make build, and Xvfb and xdotool for the app rows.
+// binaries of make build, slirp4netns for the network rows (a download
+// needs root), and Xvfb and xdotool for the app rows.
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -71,6 +71,7 @@ func main() {
 	b.coldRow(max(n/2, 5))
 	b.listRows(n)
 	b.defaultsRow(n)
+	b.networkRows()
 	b.appRows(5)
 	cleanup()
 
@@ -151,15 +152,14 @@ func machine() map[string]string {
 	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	bw, _ := exec.Command("bwrap", "--version").Output()
 	return map[string]string{
-		"cpu":      read("/proc/cpuinfo", "model name"),
-		"cpus":     fmt.Sprint(runtime.NumCPU()),
-		"memory":   read("/proc/meminfo", "MemTotal"),
-		"kernel":   strings.TrimSpace(string(kernel)),
-		"bwrap":    strings.TrimSpace(string(bw)),
-		"go":       runtime.Version(),
-		"date":     time.Now().UTC().Format(time.RFC3339),
-		"asRoot":   fmt.Sprint(os.Geteuid() == 0),
-		"reusable": "run make bench again for new figures",
+		"cpu":    read("/proc/cpuinfo", "model name"),
+		"cpus":   fmt.Sprint(runtime.NumCPU()),
+		"memory": read("/proc/meminfo", "MemTotal"),
+		"kernel": strings.TrimSpace(string(kernel)),
+		"bwrap":  strings.TrimSpace(string(bw)),
+		"go":     runtime.Version(),
+		"date":   time.Now().UTC().Format(time.RFC3339),
+		"asRoot": fmt.Sprint(os.Geteuid() == 0),
 	}
 }
 
@@ -171,7 +171,6 @@ func printTable(w *os.File, rows []row, m map[string]string, took time.Duration)
 	for _, r := range rows {
 		anchor, ratio := "-", "-"
 		if r.Anchor != "" {
-			anchor = fmt.Sprintf("%s (p10-p90)", fmtNum(r.AnchorMedian))
 			anchor = fmt.Sprintf("%s (%s-%s)", fmtNum(r.AnchorMedian), fmtNum(r.AnchorP10), fmtNum(r.AnchorP90))
 			if r.AnchorMedian > 0 {
 				ratio = fmt.Sprintf("%.2fx", r.Median/r.AnchorMedian)
@@ -200,5 +199,3 @@ func orDash(s string) string {
 	}
 	return s
 }
-
-var _ = context.Background
