@@ -8,6 +8,7 @@ package backends
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"syscall"
 	"time"
@@ -62,7 +63,7 @@ type Spec struct {
 	// CPUs and DiskMiB are likewise resolved by the controller.
 	CPUs    int
 	DiskMiB int64
-	Network bool
+	Network Network
 	// NestedUserns lets the sandbox make user namespaces of its own
 	// (rootless containers, browser sandboxes); off, the seccomp filter
 	// denies them.
@@ -73,6 +74,32 @@ type Spec struct {
 	// tools), removed with the ID.
 	Workspace string
 	StateDir  string
+}
+
+// Network is how a sandbox reaches the network.
+type Network string
+
+const (
+	// NetworkOn is outbound only: the sandbox has a network of its own
+	// behind a NAT, and cannot reach the host's loopback, its abstract
+	// sockets or another sandbox.
+	NetworkOn Network = "on"
+	// NetworkOff is no network at all: only the sandbox's own loopback.
+	NetworkOff Network = "off"
+	// NetworkHost shares the host's network, loopback services included;
+	// only when a person asks for it.
+	NetworkHost Network = "host"
+)
+
+// ParseNetwork reads a network setting; "" is the default, on.
+func ParseNetwork(s string) (Network, error) {
+	switch n := Network(s); n {
+	case "":
+		return NetworkOn, nil
+	case NetworkOn, NetworkOff, NetworkHost:
+		return n, nil
+	}
+	return "", fmt.Errorf("network %q: use on (outbound only), off (none) or host (the host's own network, loopback included)", s)
 }
 
 // Started is what a backend really did at start.

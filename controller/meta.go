@@ -26,27 +26,27 @@ const maxMeta = 16 << 10
 
 // meta is what sandbox.json holds.
 type meta struct {
-	ID            string    `json:"id"`
-	Prefix        string    `json:"prefix"`
-	Name          string    `json:"name"`
-	Backend       string    `json:"backend"`
-	Image         string    `json:"image"`
-	ImageDigest   string    `json:"imageDigest"`
-	MemoryMiB     int64     `json:"memoryMiB"`
-	CPUs          int       `json:"cpus"`
-	DiskMiB       int64     `json:"diskMiB"`
-	Network       bool      `json:"network"`
-	IdleTimeoutMs int64     `json:"idleTimeoutMs"`
-	MaxLifetimeMs int64     `json:"maxLifetimeMs"`
-	StopGraceMs   int64     `json:"stopGraceMs"`
-	CreatedAt     time.Time `json:"createdAt"`
+	ID            string      `json:"id"`
+	Prefix        string      `json:"prefix"`
+	Name          string      `json:"name"`
+	Backend       string      `json:"backend"`
+	Image         string      `json:"image"`
+	ImageDigest   string      `json:"imageDigest"`
+	MemoryMiB     int64       `json:"memoryMiB"`
+	CPUs          int         `json:"cpus"`
+	DiskMiB       int64       `json:"diskMiB"`
+	Network       metaNetwork `json:"network"`
+	IdleTimeoutMs int64       `json:"idleTimeoutMs"`
+	MaxLifetimeMs int64       `json:"maxLifetimeMs"`
+	StopGraceMs   int64       `json:"stopGraceMs"`
+	CreatedAt     time.Time   `json:"createdAt"`
 }
 
 var idRE = regexp.MustCompile(`^sb-[0-9a-f]{16}$`)
 
 func metaOf(r *record) meta {
 	return meta{ID: r.ID, Prefix: r.Prefix, Name: r.Name, Backend: r.Backend, Image: r.Image, ImageDigest: r.ImageDigest,
-		MemoryMiB: r.MemoryMiB, CPUs: r.CPUs, DiskMiB: r.DiskMiB, Network: r.Network,
+		MemoryMiB: r.MemoryMiB, CPUs: r.CPUs, DiskMiB: r.DiskMiB, Network: metaNetwork(r.Network),
 		IdleTimeoutMs: r.IdleTimeout.Milliseconds(), MaxLifetimeMs: r.MaxLifetime.Milliseconds(),
 		StopGraceMs: r.StopGrace.Milliseconds(), CreatedAt: r.CreatedAt}
 }
@@ -107,7 +107,7 @@ func readMeta(dir, id string) (record, error) {
 	return record{
 		ID: m.ID, FullName: full, Prefix: m.Prefix, Name: m.Name, Backend: m.Backend,
 		Image: m.Image, ImageDigest: m.ImageDigest, MemoryMiB: m.MemoryMiB, CPUs: m.CPUs, DiskMiB: m.DiskMiB,
-		Network: m.Network, IdleTimeout: ms(m.IdleTimeoutMs), MaxLifetime: ms(m.MaxLifetimeMs),
+		Network: backends.Network(m.Network), IdleTimeout: ms(m.IdleTimeoutMs), MaxLifetime: ms(m.MaxLifetimeMs),
 		StopGrace: ms(m.StopGraceMs), State: ipc.StateStopped, CreatedAt: m.CreatedAt.UTC(),
 	}, nil
 }
@@ -143,6 +143,30 @@ func (m meta) check(id string) error {
 	case m.CreatedAt.IsZero() || m.CreatedAt.Year() < 2000 || m.CreatedAt.Year() > 9999:
 		return errors.New("no creation time")
 	}
+	if n, err := backends.ParseNetwork(string(m.Network)); err != nil || m.Network == "" || n != backends.Network(m.Network) {
+		return errors.New("no valid network setting")
+	}
+	return nil
+}
+
+// metaNetwork is sandbox.json's network: "on", "off" or "host". Files
+// written before "host" existed hold true (on) or false (off).
+type metaNetwork backends.Network
+
+func (n *metaNetwork) UnmarshalJSON(b []byte) error {
+	var on bool
+	if json.Unmarshal(b, &on) == nil {
+		*n = metaNetwork(backends.NetworkOff)
+		if on {
+			*n = metaNetwork(backends.NetworkOn)
+		}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("network: %w", err)
+	}
+	*n = metaNetwork(s)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"sandboxdesk/backends"
 	"sandboxdesk/backends/testvm"
 	"sandboxdesk/ipc"
 )
@@ -93,9 +94,9 @@ func TestCreateStartsStoppedMatch(t *testing.T) {
 
 func TestServesTable(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	base := record{Backend: "vm", Image: "base", ImageDigest: "sha256:a", Network: true, MemoryMiB: 2048, CPUs: 2, DiskMiB: 8192,
+	base := record{Backend: "vm", Image: "base", ImageDigest: "sha256:a", Network: backends.NetworkOn, MemoryMiB: 2048, CPUs: 2, DiskMiB: 8192,
 		IdleTimeout: time.Minute, MaxLifetime: time.Hour, CreatedAt: now.Add(-10 * time.Minute)}
-	ask := shape{Backend: "vm", Image: imageOf("base", "sha256:a"), Network: true}
+	ask := shape{Backend: "vm", Image: imageOf("base", "sha256:a"), Network: backends.NetworkOn}
 	h := held{memoryMiB: 2048, cpus: 2, diskMiB: 8192}
 	tests := []struct {
 		name string
@@ -122,7 +123,9 @@ func TestServesTable(t *testing.T) {
 		{"other image", func(r *record, s *shape) { s.Image = imageOf("python", "sha256:b") }, false},
 		{"same image name, new content", func(r *record, s *shape) { s.Image = imageOf("base", "sha256:c") }, false},
 		{"other backend", func(r *record, s *shape) { s.Backend = "bubblewrap" }, false},
-		{"network off asked", func(r *record, s *shape) { s.Network = false }, false},
+		{"network off asked", func(r *record, s *shape) { s.Network = backends.NetworkOff }, false},
+		{"the host's network asked of an outbound-only sandbox", func(r *record, s *shape) { s.Network = backends.NetworkHost }, false},
+		{"outbound only asked of a host-network sandbox", func(r *record, s *shape) { r.Network = backends.NetworkHost }, false},
 	}
 	for _, tt := range tests {
 		r, s := base, ask

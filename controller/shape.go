@@ -17,7 +17,7 @@ import (
 type shape struct {
 	Backend string
 	Image   backends.Image
-	Network bool
+	Network backends.Network
 
 	// capacities: meet-or-exceed
 	MemoryMiB int64
@@ -93,7 +93,9 @@ func (c *Controller) validate(ctx context.Context, req ipc.CreateRequest) (shape
 		return shape{}, err
 	}
 	s.Image = img
-	s.Network = !req.NetworkOff
+	if s.Network, err = backends.ParseNetwork(req.Network); err != nil {
+		return shape{}, ipc.Errorf(ipc.ErrInvalid, "%v", err)
+	}
 	rng, err := RangesFor(caps.Kind)
 	if err != nil {
 		return shape{}, err
@@ -195,7 +197,7 @@ func serves(r *record, s shape, now time.Time, h held) (bool, string) {
 	case r.Image != s.Image.Name || r.ImageDigest != s.Image.Digest:
 		return false, fmt.Sprintf("image %s, asked %s", imageWord(r.Image, r.ImageDigest), imageWord(s.Image.Name, s.Image.Digest))
 	case r.Network != s.Network:
-		return false, "network setting differs"
+		return false, fmt.Sprintf("network %s, asked %s", r.Network, s.Network)
 	}
 	mem, cpus, disk := h.memoryMiB, h.cpus, h.diskMiB
 	switch {

@@ -11,6 +11,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
 
+	"sandboxdesk/backends"
 	"sandboxdesk/ipc"
 )
 
@@ -36,7 +37,7 @@ CREATE TABLE sandboxes (
 	memory_mib      INTEGER NOT NULL,
 	cpus            INTEGER NOT NULL,
 	disk_mib        INTEGER NOT NULL,
-	network         INTEGER NOT NULL,
+	network         INTEGER NOT NULL, -- see networkCodes
 	idle_timeout_ms INTEGER NOT NULL,
 	max_lifetime_ms INTEGER NOT NULL,
 	stop_grace_ms   INTEGER NOT NULL,
@@ -147,7 +148,7 @@ type record struct {
 	MemoryMiB                   int64
 	CPUs                        int
 	DiskMiB                     int64
-	Network                     bool
+	Network                     backends.Network
 	IdleTimeout, MaxLifetime    time.Duration
 	StopGrace                   time.Duration
 	State                       ipc.State
@@ -165,7 +166,7 @@ type record struct {
 
 func (r *record) args() []any {
 	return []any{r.ID, r.FullName, r.Prefix, r.Name, r.Backend, r.Image, r.ImageDigest, r.MemoryMiB,
-		r.CPUs, r.DiskMiB, r.Network, r.IdleTimeout.Milliseconds(), r.MaxLifetime.Milliseconds(),
+		r.CPUs, r.DiskMiB, networkCode(r.Network), r.IdleTimeout.Milliseconds(), r.MaxLifetime.Milliseconds(),
 		r.StopGrace.Milliseconds(), string(r.State), r.ReservedMiB, r.LimitMiB, r.CreatedAt.UnixNano(),
 		nullTime(r.StartedAt), nullTime(r.LastUsedAt), nullTime(r.CheckpointAt), r.Error, r.Restore,
 		r.HeldCPUs, r.HeldDiskMiB}
@@ -180,21 +181,45 @@ func nullTime(t time.Time) any {
 
 func scanRecord(sc interface{ Scan(...any) error }) (record, error) {
 	var r record
-	var idle, life, grace, created int64
+	var idle, life, grace, created, network int64
 	var state string
 	var started, used, checkpoint sql.NullInt64
 	err := sc.Scan(&r.ID, &r.FullName, &r.Prefix, &r.Name, &r.Backend, &r.Image, &r.ImageDigest,
-		&r.MemoryMiB, &r.CPUs, &r.DiskMiB, &r.Network, &idle, &life, &grace, &state, &r.ReservedMiB,
+		&r.MemoryMiB, &r.CPUs, &r.DiskMiB, &network, &idle, &life, &grace, &state, &r.ReservedMiB,
 		&r.LimitMiB, &created, &started, &used, &checkpoint, &r.Error, &r.Restore, &r.HeldCPUs,
 		&r.HeldDiskMiB)
 	if err != nil {
 		return record{}, err
+	}
+	if r.Network, err = networkOf(network); err != nil {
+		return record{}, fmt.Errorf("sandbox %s: %w", r.FullName, err)
 	}
 	r.IdleTimeout, r.MaxLifetime, r.StopGrace = ms(idle), ms(life), ms(grace)
 	r.State = ipc.State(state)
 	r.CreatedAt = time.Unix(0, created).UTC()
 	r.StartedAt, r.LastUsedAt, r.CheckpointAt = fromNull(started), fromNull(used), fromNull(checkpoint)
 	return r, nil
+}
+
+// networkCodes are how the network column holds a sandbox's network: 0
+// and 1 are the off and on of the rows written before "host" existed, so
+// they read as they always did and need no migration.
+var networkCodes = []backends.Network{0: backends.NetworkOff, 1: backends.NetworkOn, 2: backends.NetworkHost}
+
+func networkCode(n backends.Network) int64 {
+	for i, m := range networkCodes {
+		if m == n {
+			return int64(i)
+		}
+	}
+	return 1 // unreachable: every network is validated into a shape first
+}
+
+func networkOf(code int64) (backends.Network, error) {
+	if code < 0 || code >= int64(len(networkCodes)) {
+		return "", fmt.Errorf("unknown network setting %d; upgrade sandboxdesk", code)
+	}
+	return networkCodes[code], nil
 }
 
 func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }

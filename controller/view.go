@@ -41,7 +41,7 @@ func (c *Controller) viewLocked(r *record) ipc.Sandbox {
 		CreatedAt: r.CreatedAt, IdleTimeoutMs: r.IdleTimeout.Milliseconds(),
 		MaxLifetimeMs: r.MaxLifetime.Milliseconds(), StopGraceMs: r.StopGrace.Milliseconds(),
 		MemoryMiB: r.MemoryMiB, ReservedMiB: r.ReservedMiB, MemoryLimitMiB: r.LimitMiB,
-		CPUs: r.CPUs, DiskMiB: r.DiskMiB, Network: r.Network,
+		CPUs: r.CPUs, DiskMiB: r.DiskMiB, Network: string(r.Network),
 		QueuePosition: c.queuePositionLocked(r.FullName),
 		Checkpoint:    !r.CheckpointAt.IsZero(), Workspace: c.workspace(r.FullName), Error: r.Error,
 	}
