@@ -1,3 +1,5 @@
+//go:build unix
+
 // table is make bench: it measures sandboxdesk beside an anchor for each
 // figure (raw bwrap, a host pipe, a ten-line Fyne app), interleaved in
 // one run, and prints one table (median and p10-p90 spread); --json FILE

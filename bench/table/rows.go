@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -8,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // rawBwrap is the command the bubblewrap backend starts for a sandbox,
@@ -39,7 +40,7 @@ func (b *bench) rawCommand() rawBwrap {
 func (r rawBwrap) run() float64 {
 	c := command(strings.NewReader("go\n"), r.Args...) // through the start gate
 	if r.NewMountNS {
-		c.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
+		c.SysProcAttr = ownMountNS()
 	}
 	return timedCmd(c)
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 // sandboxdesk-agent is the agent that runs inside every sandbox: a small
 // static binary (built with CGO_ENABLED=0), so a sandbox needs none of the
 // host's libraries to run it. Backends start it as
