@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sandboxdesk/backends"
 )
 
 // TestFailedStartReportsBwrapLog: a bwrap that gives up before the agent
@@ -30,11 +32,15 @@ func TestFailedStartReportsBwrapLog(t *testing.T) {
 	}
 	os.Chmod(dir, 0o755)
 	r.b.bwrap = fake
-	s := r.spec("w")
-	s.MemoryMiB = 512
-	_, err = r.b.Start(t.Context(), s)
-	if err == nil || !strings.Contains(err.Error(), "bwrap exited at start") || !strings.Contains(err.Error(), "planted failure") {
-		t.Fatalf("start with a failing bwrap: %v", err)
+	// off: the agent's readiness pipe ends; on: bwrap never reports to
+	// the NAT. Either way the error carries what bwrap said.
+	for _, n := range []backends.Network{backends.NetworkOff, backends.NetworkOn} {
+		s := r.spec("w")
+		s.MemoryMiB, s.Network = 512, n
+		_, err = r.b.Start(t.Context(), s)
+		if err == nil || !strings.Contains(err.Error(), "planted failure") {
+			t.Fatalf("start with a failing bwrap, network %s: %v", n, err)
+		}
 	}
 }
 
