@@ -237,7 +237,8 @@ func (b *Backend) awaitAgent(ctx context.Context, sb *sandbox) error {
 		return fmt.Errorf("the sandbox's agent did not start: %w", ctx.Err())
 	}
 	log, _ := readCtl(sb.ctl, logFileName)
-	return fmt.Errorf("bwrap exited at start (%s): %s", sb.reason, strings.TrimSpace(string(log)))
+	// bwrap names the paths it failed on, and an image chose them
+	return fmt.Errorf("bwrap exited at start (%s): %s", sb.reason, printable(strings.TrimSpace(string(log))))
 }
 
 func (b *Backend) dialer(sb *sandbox) agent.Dialer {

@@ -9,9 +9,11 @@ set -eu
 # bubblewrap: the Linux sandbox backend; slirp4netns: its outbound-only
 # network (network "on"); iproute2: the network tests' own test host.
 # xvfb, xauth: a display for tests and screenshots. dbus-x11: a session
-# bus for the tray. imagemagick and xdotool: screenshots. busybox-static:
-# real root filesystems for image tests.
-PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap slirp4netns iproute2 xvfb xauth dbus-x11 imagemagick xdotool busybox-static ca-certificates git"
+# bus for the tray; openbox and haskell-gtk-sni-tray-utils: a window
+# manager and a StatusNotifier host for the tray check and the tray
+# screenshot. imagemagick and xdotool: screenshots. busybox-static: real
+# root filesystems for image tests.
+PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap slirp4netns iproute2 xvfb xauth dbus-x11 openbox haskell-gtk-sni-tray-utils imagemagick xdotool busybox-static ca-certificates git"
 
 if [ "${1:-}" = "--list" ]; then
 	echo "$PACKAGES"
