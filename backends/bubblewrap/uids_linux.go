@@ -136,13 +136,7 @@ func (r *uidRegistry) acquire(stateDir string) (int, error) {
 		if _, used := held[u]; used || r.taken(u) {
 			continue
 		}
-		err := r.record(dir, u, stateDir)
-		if errors.Is(err, os.ErrExist) {
-			// another controller of this host is recording it right now
-			// (its file is there, its owner not yet written): the next
-			continue
-		}
-		if err != nil {
+		if err := r.record(dir, u, stateDir); err != nil {
 			return 0, err
 		}
 		return u, writeUIDFile(stateDir, u)
