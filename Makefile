@@ -2,7 +2,12 @@
 
 GO      ?= go
 TAGS    := migrated_fynedo
+# bin/sandboxdesk is the command line (no Fyne or GL; with no arguments it
+# opens the app), bin/sandboxdesk-app the desktop app, bin/sandboxdesk-agent
+# the static agent every sandbox runs. They ship together, side by side.
 BIN     := bin/sandboxdesk
+APP     := bin/sandboxdesk-app
+AGENT   := bin/sandboxdesk-agent
 SHARED_TOOLS := ../shared/tools
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
@@ -15,7 +20,9 @@ run: deps build
 	./$(BIN)
 
 build: go-check
-	$(GO) build -tags $(TAGS) -o $(BIN) .
+	$(GO) build -tags $(TAGS) -o $(APP) .
+	$(GO) build -tags $(TAGS) -o $(BIN) ./cmd/sandboxdesk
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags=-s -o $(AGENT) ./cmd/sandboxdesk-agent
 
 # deps installs the system packages when run as root and names the missing
 # ones otherwise (Linux); elsewhere it only checks the Go toolchain.
@@ -68,9 +75,10 @@ SCREENSHOTS_DIR ?= docs/screenshots
 screenshots: build
 	sh packaging/screenshots.sh $(BIN) $(SCREENSHOTS_DIR)
 
-bench:
-	@# bubblewrap exec and cold create beside raw bwrap
-	sh bench/run.sh
+# bench prints one table of figures beside their anchors; make bench
+# BENCH_FLAGS="--json bench.json" writes it as JSON too.
+bench: build
+	sh bench/run.sh $(BENCH_FLAGS)
 
 clean:
 	rm -rf bin

@@ -156,7 +156,8 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 		unsaved: map[string]bool{},
 	}
 	if c.measure == nil {
-		c.measure = func(ctx context.Context) (host.Info, error) { return host.Measure(ctx, root) }
+		// memory is read once; CPU limits and free disk at most once a second
+		c.measure = host.NewMeter(root).Measure
 	}
 	if c.clock == nil {
 		c.clock = systemClock{}

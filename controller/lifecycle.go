@@ -38,9 +38,9 @@ func (c *Controller) Create(ctx context.Context, req ipc.CreateRequest) (ipc.San
 		return ipc.Sandbox{}, ipc.Errorf(ipc.ErrConflict, "the name %s is taken by a sandbox of fleet %q", full, existing.Prefix)
 	}
 	reason := "created"
-	m := c.measureNow(ctx) // once: the reuse check and the start read it
+	m := c.measureOnce(ctx) // at most once: the reuse check and the start read it
 	if existing != nil && req.Replace {
-		if err := c.roomToBuild(full, m); err != nil {
+		if err := c.roomToBuild(full, m()); err != nil {
 			return ipc.Sandbox{}, err
 		}
 		if err := c.destroy(ctx, existing, true, "replaced"); err != nil {
@@ -51,13 +51,13 @@ func (c *Controller) Create(ctx context.Context, req ipc.CreateRequest) (ipc.San
 	if existing != nil {
 		ok, why := serves(existing, s, c.clock.Now(), c.heldBy(ctx, existing, m))
 		if !ok {
-			if err := c.roomToBuild(full, m); err != nil {
+			if err := c.roomToBuild(full, m()); err != nil {
 				return ipc.Sandbox{}, err
 			}
 		}
 		if ok {
 			if !existing.State.Active() {
-				if err := c.start(ctx, existing, false, m); err != nil {
+				if err := c.start(ctx, existing, false, m()); err != nil {
 					return ipc.Sandbox{}, err
 				}
 			}
@@ -67,14 +67,14 @@ func (c *Controller) Create(ctx context.Context, req ipc.CreateRequest) (ipc.San
 			return ipc.Sandbox{}, err
 		}
 		reason = "rebuilt, workspace kept: " + why
-	} else if err := c.roomToBuild(full, m); err != nil {
+	} else if err := c.roomToBuild(full, m()); err != nil {
 		return ipc.Sandbox{}, err
 	}
 	r, err := c.build(ctx, req.Prefix, req.Name, full, s, reason)
 	if err != nil {
 		return ipc.Sandbox{}, err
 	}
-	if err := c.start(ctx, r, true, m); err != nil {
+	if err := c.start(ctx, r, true, m()); err != nil {
 		return ipc.Sandbox{}, err
 	}
 	return c.Inspect(ctx, ipc.Ref{Prefix: req.Prefix, Name: req.Name})

@@ -66,7 +66,7 @@ func Attach(ctx context.Context, conn net.Conn, br *bufio.Reader, cio IO) (int, 
 
 // Result reads output frames until the exit frame.
 func Result(ctx context.Context, r io.Reader, stdout, stderr io.Writer) (int, error) {
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, ChunkSize)
 	for {
 		typ, payload, err := Read(r, buf)
 		if err != nil {

@@ -27,7 +27,7 @@ func Serve(r io.Reader, w io.Writer) *Session {
 	s.Stderr = &Writer{Mu: &s.mu, W: w, Typ: Stderr}
 	go func() {
 		defer close(s.gone)
-		buf := make([]byte, 64<<10)
+		buf := make([]byte, ChunkSize)
 		for {
 			typ, payload, err := Read(r, buf)
 			if err != nil {

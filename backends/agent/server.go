@@ -26,6 +26,8 @@ type Server struct {
 	Env []string
 	// Dir is where commands start when the request names no folder.
 	Dir string
+
+	ready *os.File // told once the agent accepts calls (see ReadyPrefix)
 }
 
 // Serve accepts connections on l until it fails, one command each.

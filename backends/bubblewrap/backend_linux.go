@@ -25,8 +25,8 @@ type Config struct {
 	// Root is the controller's root: sandboxes' folders are
 	// ROOT/sandboxes/ID, imported images ROOT/images.
 	Root string
-	// Agent is the binary that serves as the agent inside sandboxes; the
-	// running executable when empty. It must run the agent (agent.Main)
+	// Agent is the binary that serves as the agent inside sandboxes;
+	// agent.Binary (the static one beside the executable) when empty. It must run the agent (agent.Main)
 	// when given agent.Command as its first argument.
 	Agent string
 	// Bwrap is the bwrap binary; looked up in PATH when empty.
@@ -73,6 +73,7 @@ type sandbox struct {
 	oomsSeen int
 	stopping bool          // guarded by Backend.mu: an end that was asked for
 	exited   chan struct{} // closed when its bwrap ends
+	ready    *os.File      // the readiness pipe's read end, until started
 	reason   string        // how it ended; set before exited closes
 	// netExited is closed when a NAT helper this process started ends;
 	// nil when adopted or when the sandbox has none.
@@ -100,8 +101,8 @@ func New(cfg Config) (*Backend, error) {
 
 	src := cfg.Agent
 	if src == "" {
-		if src, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("find the agent binary: %w", err)
+		if src, err = agent.Binary(); err != nil {
+			return nil, err
 		}
 	}
 	if b.agent, err = b.installAgent(src); err != nil {
