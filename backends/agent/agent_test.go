@@ -155,3 +155,61 @@ func TestExecOnATerminal(t *testing.T) {
 		t.Errorf("on a terminal of 50x132: %q", out.String())
 	}
 }
+
+// TestExecEndsWhateverStdinDoes: the command's end ends the exec, though
+// the caller's input is neither written to nor closed (an agent's child
+// with a default stdin pipe, a terminal nobody types into), and input still
+// reaches a command that reads it.
+func TestExecEndsWhateverStdinDoes(t *testing.T) {
+	dial := serve(t)
+	tests := []struct {
+		name  string
+		args  []string
+		tty   bool
+		input string // written, then the pipe stays open
+		want  string
+	}{
+		{name: "true, stdin never closed", args: []string{"true"}},
+		{name: "true on a terminal, nobody typing", args: []string{"true"}, tty: true},
+		{name: "head reads what was sent, stdin left open", args: []string{"head", "-c", "3"}, input: "abcdef", want: "abc"},
+		{name: "a background reader keeps stdin", args: []string{"sh", "-c", "cat >/dev/null & echo bg"}, want: "bg\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pw.Close()
+			defer pr.Close()
+			if _, err := pw.WriteString(tt.input); err != nil {
+				t.Fatal(err)
+			}
+			req := Request{Args: tt.args}
+			if tt.tty {
+				req.TTY = &stream.Size{Rows: 24, Cols: 80}
+			}
+			var out bytes.Buffer
+			type result struct {
+				code int
+				err  error
+			}
+			done := make(chan result, 1)
+			go func() {
+				code, err := Exec(t.Context(), dial, req, stream.IO{Stdin: pr, Stdout: &out})
+				done <- result{code, err}
+			}()
+			select {
+			case r := <-done:
+				if r.err != nil || r.code != 0 {
+					t.Fatalf("exec: %d, %v", r.code, r.err)
+				}
+				if !tt.tty && out.String() != tt.want {
+					t.Errorf("stdout %q, want %q", out.String(), tt.want)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("exec still running 20 s after its command ended: it waits for stdin")
+			}
+		})
+	}
+}
