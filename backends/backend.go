@@ -113,6 +113,12 @@ var (
 	ErrUnknownImage = errors.New("unknown image")
 )
 
+// InvalidError is an exec the sandbox refused as bad input (a folder
+// that is not there): the caller's mistake, said in Message.
+type InvalidError struct{ Message string }
+
+func (e *InvalidError) Error() string { return e.Message }
+
 // Event is something a backend noticed on its own (an OOM kill, a crash),
 // reported to the controller through the Notify function it is given.
 type Event struct {

@@ -31,6 +31,17 @@ func (e *env) connect(ctx context.Context) (ipc.Client, error) {
 	if answers(ctx, c) {
 		return c, nil
 	}
+	if pid, err := controller.LockHolder(root); err == nil && pid > 0 {
+		// a controller that holds the root but does not answer is stopping
+		// (quit, or a signal), or just starting: wait for either
+		fmt.Fprintf(e.Err, "sandboxdesk: the controller for %s (pid %d) does not answer yet (stopping or starting); waiting for it\n", root, pid)
+		if err := waitReleased(ctx, e.Err, root, quitWait, func() bool { return answers(ctx, c) }); err != nil {
+			return nil, err
+		}
+		if answers(ctx, c) {
+			return c, nil
+		}
+	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, fmt.Errorf("create root %s: %w", root, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -102,9 +101,11 @@ var createCommand = command{
 			if err != nil {
 				return err
 			}
+			stopWatch := watchQueue(ctx, c, ipc.Ref{Prefix: e.prefix, Name: args[0]}, e.Err)
 			var sb ipc.Sandbox
-			if err := c.Call(ctx, req, &sb); err != nil {
-				return exitFor(err)
+			err = c.Call(ctx, req, &sb)
+			if place := stopWatch(); err != nil {
+				return exitFor(calledOff(ctx, args[0], place, err))
 			}
 			return e.showSandbox(sb)
 		}
@@ -204,7 +205,7 @@ var execCommand = command{
 	usage:     "NAME [--] CMD [ARG...]",
 	stopAfter: 1,
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-		var envs multiFlag
+		var envs envFlag
 		fs.Var(&envs, "env", "KEY=VALUE for the command (repeatable)")
 		dir := fs.String("dir", "", "folder inside the sandbox to run in (default /workspace)")
 		return func(ctx context.Context, e *env, args []string) error {
@@ -266,11 +267,6 @@ func (e *env) runRemote(ctx context.Context, req ipc.ExecRequest, resizes <-chan
 type exitStatus int
 
 func (s exitStatus) Error() string { return "exit status " + strconv.Itoa(int(s)) }
-
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 
 // showSandbox prints one sandbox: all of it as JSON, or as a table.
 func (e *env) showSandbox(sb ipc.Sandbox) error {

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"sandboxdesk/backends"
 	"sandboxdesk/ipc"
@@ -66,6 +67,11 @@ func (c *Controller) Exec(ctx context.Context, ref ipc.Ref, req backends.ExecReq
 	if len(req.Args) == 0 {
 		return -1, ipc.Errorf(ipc.ErrInvalid, "no command given")
 	}
+	for _, kv := range req.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return -1, ipc.Errorf(ipc.ErrInvalid, "environment entry %q is not KEY=VALUE", kv)
+		}
+	}
 	r := c.get(full)
 	if r == nil || r.Prefix != ref.Prefix {
 		return -1, ipc.Errorf(ipc.ErrNotFound, "no sandbox named %s", full)
@@ -82,6 +88,10 @@ func (c *Controller) Exec(ctx context.Context, ref ipc.Ref, req backends.ExecReq
 	code, err := b.Exec(ctx, r.ID, req)
 	if errors.Is(err, backends.ErrNotRunning) {
 		return code, ipc.Errorf(ipc.ErrConflict, "sandbox %s is not running", full)
+	}
+	var invalid *backends.InvalidError
+	if errors.As(err, &invalid) {
+		return code, ipc.Errorf(ipc.ErrInvalid, "%s in sandbox %s", invalid.Message, full)
 	}
 	return code, err
 }

@@ -151,7 +151,8 @@ func (s *Server) exec(ctx context.Context, conn net.Conn, br *bufio.Reader, r Ex
 	}()
 	code, err := s.Handler.Exec(ctx, r, sess.IO())
 	if err != nil {
-		sess.Fail(err.Error())
+		// the kind travels, so a bad name exits as bad input at the client
+		sess.Refuse(KindName(err), err.Error())
 		return
 	}
 	sess.Exit(code)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +13,12 @@ import (
 )
 
 // StartError is a command the far side could not start (not found, not
-// executable, no such sandbox).
-type StartError struct{ Message string }
+// executable, no such sandbox). Kind, when the far side named one, says
+// why in words a caller maps to an exit status ("invalid", "notFound").
+type StartError struct {
+	Kind    string `json:"kind,omitempty"`
+	Message string `json:"message"`
+}
 
 func (e *StartError) Error() string { return e.Message }
 
@@ -91,6 +96,12 @@ func Result(ctx context.Context, r io.Reader, stdout, stderr io.Writer) (int, er
 			return int(int32(binary.BigEndian.Uint32(payload))), nil
 		case Error:
 			return -1, &StartError{Message: string(payload)}
+		case Refused:
+			var se StartError
+			if err := json.Unmarshal(payload, &se); err != nil {
+				return -1, fmt.Errorf("stream: bad refusal frame: %w", err)
+			}
+			return -1, &se
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"encoding/json"
 	"io"
 	"sync"
 	"syscall"
@@ -92,4 +93,17 @@ func (s *Session) Fail(message string) error {
 	defer s.mu.Unlock()
 	s.stdin.Close()
 	return Write(s.w, Error, []byte(message))
+}
+
+// Refuse says the request was refused, naming the kind of refusal; the
+// session is over.
+func (s *Session) Refuse(kind, message string) error {
+	payload, err := json.Marshal(StartError{Kind: kind, Message: message})
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stdin.Close()
+	return Write(s.w, Refused, payload)
 }

@@ -24,6 +24,11 @@ const (
 	Signal     byte = 5 // client -> server: payload 1 byte signal number
 	Error      byte = 6 // server -> client: the command could not start
 	Resize     byte = 7 // client -> server: payload rows, cols (2 bytes each)
+	// Refused: server -> client, the request was refused before the
+	// command ran; payload JSON {"kind": ..., "message": ...}, where kind
+	// names the refusal for the caller (the socket's error kinds: "invalid",
+	// "notFound", ...) so a bad name or folder exits as bad input.
+	Refused byte = 8
 )
 
 // Size is a terminal's size.

@@ -57,3 +57,17 @@ func TestAttachAndServe(t *testing.T) {
 		t.Errorf("attach: %d, %v, %q, %q", code, err, out.String(), errb.String())
 	}
 }
+
+func TestRefusalCarriesItsKind(t *testing.T) {
+	client, server := net.Pipe()
+	go func() {
+		s := Serve(server, server)
+		s.Refuse("invalid", `no folder "/nope" in sandbox box`)
+		server.Close()
+	}()
+	_, err := Attach(context.Background(), client, nil, IO{})
+	var se *StartError
+	if !errors.As(err, &se) || se.Kind != "invalid" || se.Message != `no folder "/nope" in sandbox box` {
+		t.Errorf("refusal arrived as %#v", err)
+	}
+}

@@ -75,6 +75,13 @@ func (s *Server) exec(conn net.Conn, br *bufio.Reader, req Request) {
 		return
 	}
 	sess := stream.Serve(br, conn)
+	if req.Dir != "" {
+		// said plainly, and as bad input, rather than as a failed chdir
+		if fi, err := os.Stat(req.Dir); err != nil || !fi.IsDir() {
+			sess.Refuse(RefusedInvalid, "no folder "+req.Dir)
+			return
+		}
+	}
 	cmd := exec.Command(req.Args[0], req.Args[1:]...)
 	cmd.Env = append(append([]string(nil), s.Env...), req.Env...)
 	cmd.Dir = req.Dir

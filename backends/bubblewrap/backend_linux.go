@@ -270,6 +270,9 @@ func (b *Backend) Exec(ctx context.Context, id string, req backends.ExecRequest)
 	code, err := agent.Exec(ctx, b.dialer(sb.stateDir), agent.Request{Args: req.Args, Env: req.Env, Dir: req.Dir, TTY: req.TTY},
 		stream.IO{Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr, Signals: req.Signals, Resizes: req.Resizes})
 	var se *agent.StartError
+	if errors.As(err, &se) && se.Kind == agent.RefusedInvalid {
+		return -1, &backends.InvalidError{Message: se.Message}
+	}
 	if errors.As(err, &se) {
 		// as a shell reports a command it cannot run
 		if req.Stderr != nil {
