@@ -101,13 +101,12 @@ func usagef(format string, args ...any) error {
 func Run(ctx context.Context, args []string, stdio IO) int {
 	args = globalsAfterCommand(args)
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		if len(args) > 1 {
-			if _, ok := commands[args[1]]; !ok {
-				fmt.Fprintf(stdio.Err, "sandboxdesk help: unknown command %q (see 'sandboxdesk help')\n", args[1])
-				return ExitUsage
-			}
+		topic := helpTopic(args[1:])
+		if _, ok := commands[topic]; topic != "" && !ok {
+			fmt.Fprintf(stdio.Err, "sandboxdesk help: unknown command %q (see 'sandboxdesk help')\n", topic)
+			return ExitUsage
 		}
-		printHelp(stdio.Out, args)
+		printHelp(stdio.Out, topic)
 		return ExitOK
 	}
 	name := args[0]
@@ -211,13 +210,25 @@ func printTable(w io.Writer, rows [][]string) error {
 	return tw.Flush()
 }
 
-func printHelp(w io.Writer, args []string) {
-	if len(args) > 1 {
-		if cmd, ok := commands[args[1]]; ok {
-			fs, _ := newFlagSet(args[1], cmd, &env{})
-			printCommandHelp(w, args[1], cmd, fs)
-			return
+// helpTopic is the command "help" asks about, past the global flags.
+func helpTopic(args []string) string {
+	for i := 0; i < len(args); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		switch {
+		case !strings.HasPrefix(args[i], "-"):
+			return args[i]
+		case (name == "root" || name == "prefix") && !hasValue:
+			i++ // its value
 		}
+	}
+	return ""
+}
+
+func printHelp(w io.Writer, topic string) {
+	if cmd, ok := commands[topic]; ok {
+		fs, _ := newFlagSet(topic, cmd, &env{})
+		printCommandHelp(w, topic, cmd, fs)
+		return
 	}
 	fmt.Fprintln(w, "sandboxdesk runs local sandboxes for coding agents.")
 	fmt.Fprintln(w, "\nUsage:\n  sandboxdesk                 open the desktop app\n  sandboxdesk COMMAND [flags]")
