@@ -59,7 +59,10 @@ type Spec struct {
 	MemoryMiB int64
 	CPUs      int
 	DiskMiB   int64
-	Network   bool
+	// Pids is the sandbox's own limit on processes and threads, 0 for the
+	// backend's default.
+	Pids    int64
+	Network bool
 
 	// Workspace is the host folder bound at /workspace; it outlives the
 	// sandbox's ID. StateDir is the sandbox's own folder (home, installed
@@ -76,6 +79,12 @@ type Started struct {
 	// MemoryLimitMiB is the limit the backend enforces on host processes;
 	// 0 when none could be enforced.
 	MemoryLimitMiB int64
+	// PidsLimit is the limit on processes and threads the backend
+	// enforces; 0 when none is.
+	PidsLimit int64
+	// DiskLimitMiB is the size the sandbox's writable folders cannot grow
+	// past; 0 when the disk is not limited.
+	DiskLimitMiB int64
 }
 
 // Stopped says how a sandbox stopped.
@@ -126,7 +135,11 @@ type Event struct {
 	Message string
 	// Exited: the sandbox is gone and should be marked stopped.
 	Exited bool
-	Time   time.Time
+	// OOMKills and PidsLimitHits count what a limit did since the last
+	// event: processes killed for want of memory, forks refused.
+	OOMKills      int
+	PidsLimitHits int
+	Time          time.Time
 }
 
 // Notify receives a backend's own events.

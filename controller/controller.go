@@ -59,10 +59,15 @@ func (c *Controller) backendEvent(ctx context.Context, e backends.Event) {
 			continue
 		}
 		ev := ipc.Event{Time: c.clock.Now(), Kind: ipc.EventNotice, Sandbox: r.FullName, ID: r.ID, State: r.State, Message: e.Message}
-		ch := change{event: ev}
+		// the notice and the counts stay on the sandbox, for inspect and
+		// the window, not only in the event log
+		cp := *r
+		cp.OOMKills += e.OOMKills
+		cp.PidsLimitHits += e.PidsLimitHits
+		cp.LastNotice, cp.LastNoticeAt = e.Message, ev.Time
+		ch := change{put: []*record{&cp}, event: ev}
 		if e.Exited && r.State.Active() {
-			cp := *r
-			cp.State, cp.ReservedMiB, cp.LimitMiB = ipc.StateStopped, 0, 0
+			cp.State, cp.ReservedMiB, cp.LimitMiB, cp.PidsLimit, cp.DiskLimitMiB = ipc.StateStopped, 0, 0, 0, 0
 			ch = change{put: []*record{&cp}, event: c.stateEvent(&cp, e.Message)}
 		}
 		if err := c.commitLocked(ctx, ch); err != nil {

@@ -79,7 +79,7 @@ func (c *Controller) build(ctx context.Context, prefix, name, full string, s sha
 	r := &record{
 		ID: id, FullName: full, Prefix: prefix, Name: name,
 		Backend: s.Backend, Image: s.Image.Name, ImageDigest: s.Image.Digest,
-		MemoryMiB: s.MemoryMiB, CPUs: s.CPUs, DiskMiB: s.DiskMiB, Network: s.Network,
+		MemoryMiB: s.MemoryMiB, CPUs: s.CPUs, DiskMiB: s.DiskMiB, Pids: s.Pids, Network: s.Network,
 		IdleTimeout: s.IdleTimeout, MaxLifetime: s.MaxLifetime, StopGrace: s.StopGrace,
 		State: ipc.StateStopped, CreatedAt: c.clock.Now(),
 	}
@@ -178,7 +178,7 @@ func (c *Controller) boot(ctx context.Context, full string) error {
 	spec := backends.Spec{
 		ID: r.ID, Name: r.FullName, Root: c.root,
 		Image:     backends.Image{Name: r.Image, Digest: r.ImageDigest},
-		MemoryMiB: r.MemoryMiB, CPUs: r.CPUs, DiskMiB: r.DiskMiB, Network: r.Network,
+		MemoryMiB: r.MemoryMiB, CPUs: r.CPUs, DiskMiB: r.DiskMiB, Pids: r.Pids, Network: r.Network,
 		Workspace: c.workspace(r.FullName), StateDir: c.stateDir(r.ID),
 	}
 	if spec.CPUs == 0 {
@@ -198,6 +198,11 @@ func (c *Controller) boot(ctx context.Context, full string) error {
 	defer c.mu.Unlock()
 	r.State, r.Error = ipc.StateRunning, ""
 	r.ReservedMiB, r.LimitMiB = started.ReservedMiB, started.MemoryLimitMiB
+	r.PidsLimit, r.DiskLimitMiB = started.PidsLimit, started.DiskLimitMiB
+	if cur := c.boxes[r.FullName]; cur != nil && cur.ID == r.ID {
+		// what the backend noticed while it started ("not enforced")
+		r.OOMKills, r.PidsLimitHits, r.LastNotice, r.LastNoticeAt = cur.OOMKills, cur.PidsLimitHits, cur.LastNotice, cur.LastNoticeAt
+	}
 	r.StartedAt, r.LastUsedAt, r.CheckpointAt = now, now, time.Time{}
 	return c.setStateLocked(ctx, r, "running")
 }
@@ -224,6 +229,7 @@ func (c *Controller) failStart(ctx context.Context, r *record, err error) error 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r.State, r.Error, r.ReservedMiB, r.LimitMiB = ipc.StateBroken, err.Error(), 0, 0
+	r.PidsLimit, r.DiskLimitMiB = 0, 0
 	if serr := c.setStateLocked(ctx, r, err.Error()); serr != nil {
 		c.log.Error("record failed start", "sandbox", r.FullName, "err", serr)
 	}
@@ -281,7 +287,7 @@ func (c *Controller) halt(ctx context.Context, r *record, reason string) error {
 	res, stopErr := b.Stop(ctx, r.ID, r.StopGrace)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r.ReservedMiB, r.LimitMiB = 0, 0
+	r.ReservedMiB, r.LimitMiB, r.PidsLimit, r.DiskLimitMiB = 0, 0, 0, 0
 	switch {
 	case stopErr != nil:
 		r.State, r.Error = ipc.StateBroken, "stop: "+stopErr.Error()

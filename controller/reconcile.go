@@ -42,7 +42,7 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		case running[r.ID] && was != ipc.StateRunning:
 			r.State = ipc.StateRunning
 		case !running[r.ID] && (was.Active() || was == ipc.StateQueued):
-			r.State, r.ReservedMiB, r.LimitMiB = ipc.StateStopped, 0, 0
+			r.State, r.ReservedMiB, r.LimitMiB, r.PidsLimit, r.DiskLimitMiB = ipc.StateStopped, 0, 0, 0, 0
 		default:
 			continue
 		}

@@ -43,12 +43,18 @@ func (c *Controller) viewLocked(r *record) ipc.Sandbox {
 		MaxLifetimeMs: r.MaxLifetime.Milliseconds(), StopGraceMs: r.StopGrace.Milliseconds(),
 		MemoryMiB: r.MemoryMiB, ReservedMiB: r.ReservedMiB, MemoryLimitMiB: r.LimitMiB,
 		CPUs: r.CPUs, DiskMiB: r.DiskMiB, Network: r.Network,
+		Pids: r.Pids, PidsLimit: r.PidsLimit, DiskLimitMiB: r.DiskLimitMiB,
+		OOMKills: r.OOMKills, PidsLimitHits: r.PidsLimitHits, LastNotice: r.LastNotice,
 		QueuePosition: c.queuePositionLocked(r.FullName),
 		Checkpoint:    !r.CheckpointAt.IsZero(), Workspace: c.workspace(r.FullName), Error: r.Error,
 	}
 	if !r.StartedAt.IsZero() {
 		t := r.StartedAt
 		v.StartedAt = &t
+	}
+	if !r.LastNoticeAt.IsZero() {
+		t := r.LastNoticeAt
+		v.LastNoticeAt = &t
 	}
 	if !r.LastUsedAt.IsZero() {
 		t := r.LastUsedAt

@@ -58,7 +58,11 @@ type sandbox struct {
 	cg       *cgroup
 	limitMiB int64
 	oomsSeen int
-	exited   chan struct{} // closed when a bwrap this process started ends; nil when adopted
+	// pidsLimit is the enforced process limit (0: none); pidsSeen the
+	// forks it had refused at the last look
+	pidsLimit int64
+	pidsSeen  int
+	exited    chan struct{} // closed when a bwrap this process started ends; nil when adopted
 }
 
 // New prepares the backend: it finds bwrap and copies the agent where
@@ -129,11 +133,16 @@ func (b *Backend) installAgent(src string) (string, error) {
 func (b *Backend) SetNotify(n backends.Notify) { b.mu.Lock(); b.notify = n; b.mu.Unlock() }
 
 func (b *Backend) tell(ctx context.Context, id, msg string) {
+	b.tellEvent(ctx, backends.Event{ID: id, Message: msg})
+}
+
+func (b *Backend) tellEvent(ctx context.Context, e backends.Event) {
 	b.mu.Lock()
 	n := b.notify
 	b.mu.Unlock()
 	if n != nil {
-		n(ctx, backends.Event{ID: id, Message: msg, Time: time.Now()})
+		e.Time = time.Now()
+		n(ctx, e)
 	}
 }
 
@@ -186,9 +195,16 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	if mem == 0 {
 		mem = defaultMemoryMiB
 	}
-	cg, lim, cgErr := makeCgroup(spec.ID, mem, spec.CPUs, &b.ids)
+	pids := spec.Pids
+	if pids == 0 {
+		pids = defaultPids(hostPidSpace())
+	}
+	cg, lim, cgErr := makeCgroup(spec.ID, mem, spec.CPUs, pids, &b.ids)
 	if cgErr != nil {
 		b.tell(ctx, spec.ID, "memory limit not enforced: "+cgErr.Error())
+	}
+	if lim.pids == 0 {
+		b.tell(ctx, spec.ID, "process limit not enforced: no cgroup with a pids controller this user may write")
 	}
 	l := layout{
 		Name: spec.Name, ImageRoot: imageRoot, HostImage: host, StateDir: spec.StateDir,
@@ -200,7 +216,7 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 		cg.remove()
 		return backends.Started{}, err
 	}
-	sb.cg, sb.limitMiB = cg, lim.memoryMiB
+	sb.cg, sb.limitMiB, sb.pidsLimit = cg, lim.memoryMiB, lim.pids
 	if err := b.awaitAgent(ctx, sb); err != nil {
 		b.kill(sb)
 		cg.remove()
@@ -209,7 +225,9 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	b.mu.Lock()
 	b.running[spec.ID] = sb
 	b.mu.Unlock()
-	return backends.Started{MemoryLimitMiB: lim.memoryMiB}, nil
+	// the disk is not limited: home and /tmp live in the sandbox's folder
+	// on the root's file system, which has no per-folder quota we can set
+	return backends.Started{MemoryLimitMiB: lim.memoryMiB, PidsLimit: lim.pids}, nil
 }
 
 // prepare makes the sandbox's own folders and /etc files, owned by the
@@ -256,7 +274,7 @@ func (b *Backend) get(id string) (*sandbox, bool) {
 		return nil, false
 	}
 	sb := &sandbox{stateDir: dir, pid: p, cg: findCgroup(id)}
-	sb.oomsSeen = sb.cg.ooms()
+	sb.oomsSeen, sb.pidsSeen = sb.cg.ooms(), sb.cg.pidsHits()
 	b.running[id] = sb
 	return sb, true
 }
@@ -285,18 +303,23 @@ func (b *Backend) Exec(ctx context.Context, id string, req backends.ExecRequest)
 }
 
 // checkOOM tells the controller about processes the kernel killed for
-// want of memory since the last look.
+// want of memory, and forks the process limit refused, since the last look.
 func (b *Backend) checkOOM(ctx context.Context, id string, sb *sandbox) {
 	if sb.cg == nil {
 		return
 	}
-	n := sb.cg.ooms()
+	n, hits := sb.cg.ooms(), sb.cg.pidsHits()
 	b.mu.Lock()
-	fresh := n - sb.oomsSeen
-	sb.oomsSeen = n
+	fresh, freshHits := n-sb.oomsSeen, hits-sb.pidsSeen
+	sb.oomsSeen, sb.pidsSeen = n, hits
 	b.mu.Unlock()
 	if fresh > 0 {
-		b.tell(ctx, id, fmt.Sprintf("out of memory: the kernel killed %d process(es) at the %d MiB limit", fresh, sb.limitMiB))
+		b.tellEvent(ctx, backends.Event{ID: id, OOMKills: fresh,
+			Message: fmt.Sprintf("out of memory: the kernel killed %d process(es) at the %d MiB limit", fresh, sb.limitMiB)})
+	}
+	if freshHits > 0 {
+		b.tellEvent(ctx, backends.Event{ID: id, PidsLimitHits: freshHits,
+			Message: fmt.Sprintf("process limit: %d new process(es) refused at the limit of %d", freshHits, sb.pidsLimit)})
 	}
 }
 
