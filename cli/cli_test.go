@@ -240,3 +240,28 @@ func TestQuitWaitsForTheController(t *testing.T) {
 		t.Errorf("second quit: %d %q", code, out)
 	}
 }
+
+// TestDiskLimitSaidHonestly: bubblewrap cannot hold a sandbox's folders to
+// --disk, so a 2 GiB write under --disk 1GiB succeeds, and inspect says the
+// disk is not enforced rather than implying a limit.
+func TestDiskLimitSaidHonestly(t *testing.T) {
+	root := serveRoot(t, "")
+	if code, _, errs := runIn(t.Context(), root, nil, "create", "d", "--disk", "1GiB", "--pids", "512"); code != 0 {
+		t.Fatalf("create: %d %s", code, errs)
+	}
+	code, _, errs := runIn(t.Context(), root, nil, "exec", "d", "--", "sh", "-c", "fallocate -l 2G ~/big || head -c 2147483648 /dev/zero > ~/big; rm -f ~/big")
+	if code != 0 {
+		t.Fatalf("a 2 GiB write under --disk 1GiB failed (%d %s): the disk is enforced, and inspect must say so", code, errs)
+	}
+	_, out, _ := runIn(t.Context(), root, nil, "inspect", "d")
+	if !strings.Contains(out, "1 GiB, not enforced") {
+		t.Errorf("inspect does not say the disk is not enforced:\n%s", out)
+	}
+	_, js, _ := runIn(t.Context(), root, nil, "inspect", "d", "--json")
+	if strings.Contains(js, `"diskLimitMiB"`) || !strings.Contains(js, `"diskMiB": 1024`) || !strings.Contains(js, `"pids": 512`) {
+		t.Errorf("inspect --json: %s", js)
+	}
+	if os.Geteuid() == 0 && !strings.Contains(js, `"pidsLimit": 512`) {
+		t.Errorf("as root the process limit is enforced, but inspect --json says %s", js)
+	}
+}

@@ -94,6 +94,15 @@ case $(sd exec w --dir /no/such/folder -- true 2>&1) in *"no folder /no/such/fol
 sd exec nosuch -- true 2>/dev/null
 check "exec on a missing sandbox" "$?" "1"
 
+# limits: --pids is enforced (as root; v1 pids cgroups are root's only),
+# --disk is said not to be
+sd create lim --pids 256 --disk 1GiB >/dev/null
+js=$(sd inspect lim --json)
+[ "$(id -u)" != 0 ] || check "pidsLimit" "$(printf '%s\n' "$js" | field pidsLimit)" "256"
+if printf '%s\n' "$js" | grep -q '"diskLimitMiB"'; then fail "diskLimitMiB shown, yet bubblewrap does not enforce it"; else ok; fi
+case $(sd inspect lim) in *"1 GiB, not enforced"*) ok ;; *) fail "inspect lim does not say the disk is not enforced" ;; esac
+sd rm lim >/dev/null
+
 # two CLIs creating one name at once get one sandbox
 sd create twin --json >"$ROOT.a" &
 sd create twin --json >"$ROOT.b" &
