@@ -189,6 +189,26 @@ func TestContractGaps(t *testing.T) {
 	}
 }
 
+// TestFakeBackendExecEndsWhileStdinStaysOpen: the test backend, which the
+// controller and UI tests run on, behaves as the real one.
+func TestFakeBackendExecEndsWhileStdinStaysOpen(t *testing.T) {
+	root := serveRoot(t, "testvm")
+	if code, _, errs := runIn(t.Context(), root, nil, "create", "box"); code != 0 {
+		t.Fatalf("create: %d %s", code, errs)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	defer pr.Close()
+	within(t, "exec true with a stdin pipe never closed", func() {
+		if code, _, errs := runIn(t.Context(), root, pr, "exec", "box", "--", "true"); code != 0 {
+			t.Errorf("exec true: %d %s", code, errs)
+		}
+	})
+}
+
 // TestQueuedCreateSaysSo: a create beyond the "at once" limit says on
 // stderr that it is queued and where, and when called off, why.
 func TestQueuedCreateSaysSo(t *testing.T) {
