@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
 	"runtime"
+	"syscall"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
@@ -48,6 +50,17 @@ func runDesktop(rootFlag string) int {
 	u := ui.New(a, client, root, hasTray())
 	go u.Run(ctx)
 	if served != nil {
+		// `sandboxdesk quit` signals a controller that holds the root but
+		// does not answer on its socket: stop as Quit in the tray does
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+		defer signal.Stop(sigs)
+		go func() {
+			if _, ok := <-sigs; ok {
+				defer func() { recover() }()
+				fyne.Do(a.Quit)
+			}
+		}()
 		go func() {
 			<-served // a client asked the controller to quit
 			// the window may be closing by itself at the same moment;
