@@ -63,6 +63,10 @@ type Spec struct {
 	// backend's default.
 	Pids    int64
 	Network bool
+	// NestedUserns lets the sandbox make user namespaces of its own
+	// (rootless containers, browser sandboxes); off, the seccomp filter
+	// denies them.
+	NestedUserns bool
 
 	// Workspace is the host folder bound at /workspace; it outlives the
 	// sandbox's ID. StateDir is the sandbox's own folder (home, installed

@@ -141,6 +141,9 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 			return nil, fmt.Errorf("open controller: %w", err)
 		}
 	}
+	if err := makePrivate(root); err != nil {
+		return nil, fmt.Errorf("open controller: %w", err)
+	}
 	lock, err := lockRoot(root)
 	if err != nil {
 		return nil, err

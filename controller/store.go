@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -87,6 +88,11 @@ func openStore(ctx context.Context, path string) (*store, error) {
 	q.Set("_foreign_keys", "on")
 	q.Set("_txlock", "immediate")
 	q.Set("_synchronous", "NORMAL")
+	// the database is its owner's alone; SQLite gives the -wal and -shm
+	// files the database file's mode
+	if err := privateFiles(path, path+"-wal", path+"-shm"); err != nil {
+		return nil, fmt.Errorf("open state database %s: %w", path, err)
+	}
 	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open state database %s: %w", path, err)
@@ -320,3 +326,19 @@ func (s *store) recentEvents(ctx context.Context, fullName string, n int) ([]ipc
 // placeholders is n "?" for an INSERT, so a column added to the record
 // cannot be forgotten in its VALUES.
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
+// privateFiles makes the first path if missing, and every path that
+// exists readable and writable by its owner only.
+func privateFiles(paths ...string) error {
+	f, err := os.OpenFile(paths[0], os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	for _, p := range paths {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}

@@ -3,6 +3,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -22,10 +23,33 @@ func Main(args []string) int {
 	// torn down. Caught, not ignored: an ignored signal would stay ignored
 	// in every command the agent starts.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, syscall.SIGHUP)
-	s := &Server{Env: os.Environ()}
+	s := &Server{Env: commandEnv(startEnv(), isDir)}
 	if err := s.ListenAndServe(context.Background(), args[0]); err != nil {
 		fmt.Fprintln(os.Stderr, "sandboxdesk agent:", err)
 		return 1
 	}
 	return 0
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// startEnv is the environment the agent was started with (what the
+// backend set), as the kernel kept it: the binary's own initialization may
+// have changed the process's copy since (package locale turns a C locale
+// into en_US.UTF-8 for Fyne, a locale a sandbox seldom has).
+func startEnv() []string {
+	raw, err := os.ReadFile("/proc/self/environ")
+	if err != nil {
+		return os.Environ()
+	}
+	var env []string
+	for _, kv := range bytes.Split(raw, []byte{0}) {
+		if len(kv) > 0 {
+			env = append(env, string(kv))
+		}
+	}
+	return env
 }

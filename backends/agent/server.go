@@ -82,11 +82,14 @@ func (s *Server) exec(conn net.Conn, br *bufio.Reader, req Request) {
 			return
 		}
 	}
-	cmd := exec.Command(req.Args[0], req.Args[1:]...)
-	cmd.Env = append(append([]string(nil), s.Env...), req.Env...)
-	cmd.Dir = req.Dir
+	env := append(append([]string(nil), s.Env...), req.Env...)
+	path, err := lookPath(req.Args[0], lookupEnv(env, "PATH"), req.Dir)
+	if err != nil {
+		sess.Fail(fmt.Sprintf("%s: %v", req.Args[0], err))
+		return
+	}
+	cmd := &exec.Cmd{Path: path, Args: req.Args, Env: env, Dir: req.Dir}
 	var ptmx *os.File
-	var err error
 	if req.TTY != nil {
 		// a session of its own with the terminal as its controlling one
 		ptmx, err = startOnTerminal(cmd, sess, *req.TTY)

@@ -1,9 +1,7 @@
 package bubblewrap
 
 import (
-	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -57,6 +55,21 @@ type layout struct {
 	// CgroupProcs are cgroup.procs files the sandbox joins before bwrap
 	// starts, so every process in it is limited.
 	CgroupProcs []string
+	// SeccompFD is the inherited descriptor bwrap reads the seccomp filter
+	// from (0: none); NestedUserns leaves user namespaces to the sandbox.
+	SeccompFD    int
+	NestedUserns bool
+	// Trust is how the controller's CA variables reach the sandbox; CAData
+	// are the descriptors its files are read from.
+	Trust  trustPlan
+	CAData []dataMount
+}
+
+// dataMount is an inherited descriptor whose content bwrap puts, read-only,
+// at inside.
+type dataMount struct {
+	fd     int
+	inside string
 }
 
 // etcEntry is one entry of the image's /etc as the sandbox sees it.
@@ -67,11 +80,12 @@ type etcEntry struct {
 
 // imageLayout is how an image lays out its top-level system folders
 // (real folders, or the symlinks of a merged-/usr system) and which of its
-// /etc entries a sandbox sees.
+// /etc and /opt entries a sandbox sees.
 type imageLayout struct {
 	dirs  map[string]bool
 	links map[string]string
 	etc   []etcEntry
+	opt   []etcEntry // an imported image's; its /opt itself is not bound, so the agent's folder can be made in it
 }
 
 // bwrapArgs is the bwrap command line for l over an image laid out as img,
@@ -88,18 +102,24 @@ func bwrapArgs(l layout, img imageLayout) []string {
 		"--cap-drop", "ALL",
 		"--clearenv",
 	}
+	if l.SeccompFD > 0 {
+		a = append(a, "--seccomp", strconv.Itoa(l.SeccompFD))
+	}
 	if !l.Network {
 		a = append(a, "--unshare-net")
 	}
-	for _, kv := range sandboxEnv() {
+	for _, kv := range append(sandboxEnv(), l.Trust.env...) {
 		k, v, _ := strings.Cut(kv, "=")
 		a = append(a, "--setenv", k, v)
 	}
 	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/run", "--dir", "/var/tmp")
+	// /proc/keys lists every key the reading uid may view, and the sandbox
+	// runs as a host user who may have keys: their names stay outside
+	a = append(a, "--ro-bind", "/dev/null", "/proc/keys", "--ro-bind", "/dev/null", "/proc/key-users")
 	dirs := systemDirs
 	if !l.HostImage {
-		// an imported image's /opt and /var are its own, not the host's
-		dirs = append(append([]string(nil), systemDirs...), "opt", "var")
+		// an imported image's /var is its own, not the host's
+		dirs = append(append([]string(nil), systemDirs...), "var")
 	}
 	for _, d := range dirs {
 		if target, ok := img.links[d]; ok {
@@ -108,16 +128,17 @@ func bwrapArgs(l layout, img imageLayout) []string {
 			a = append(a, "--ro-bind", filepath.Join(l.ImageRoot, d), "/"+d)
 		}
 	}
+	a = append(a, entryArgs(l.ImageRoot, "opt", img.opt)...)
 	a = append(a, "--tmpfs", "/etc")
-	for _, e := range img.etc {
-		if e.link != "" {
-			a = append(a, "--symlink", e.link, "/etc/"+e.name)
-		} else {
-			a = append(a, "--ro-bind", filepath.Join(l.ImageRoot, "etc", e.name), "/etc/"+e.name)
-		}
-	}
+	a = append(a, entryArgs(l.ImageRoot, "etc", img.etc)...)
 	for _, f := range generatedEtc {
 		a = append(a, "--ro-bind", filepath.Join(l.StateDir, "etc", f), "/etc/"+f)
+	}
+	for _, m := range l.Trust.dirs {
+		a = append(a, "--ro-bind", m.host, m.inside)
+	}
+	for _, d := range l.CAData {
+		a = append(a, "--ro-bind-data", strconv.Itoa(d.fd), d.inside)
 	}
 	a = append(a, "--remount-ro", "/etc")
 	a = append(a,
@@ -137,66 +158,27 @@ func bwrapArgs(l layout, img imageLayout) []string {
 	return append(a, agentDir+"/agent", agent.Command, agentSocket)
 }
 
+// entryArgs binds the image's entries of folder dir one by one, and
+// recreates its links as links: bwrap never follows one on the host.
+func entryArgs(imageRoot, dir string, entries []etcEntry) []string {
+	var a []string
+	for _, e := range entries {
+		if e.link != "" {
+			a = append(a, "--symlink", e.link, "/"+dir+"/"+e.name)
+		} else {
+			a = append(a, "--ro-bind", filepath.Join(imageRoot, dir, e.name), "/"+dir+"/"+e.name)
+		}
+	}
+	return a
+}
+
+// sandboxEnv is who the sandbox user is; the agent adds PATH and the
+// package managers' settings from what the sandbox holds.
 func sandboxEnv() []string {
 	return []string{
-		"PATH=" + homeDir + "/.local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		"HOME=" + homeDir, "USER=" + sandboxUser, "LOGNAME=" + sandboxUser,
 		"SHELL=/bin/sh", "LANG=C.UTF-8", "TERM=xterm-256color", "TMPDIR=/tmp",
 	}
-}
-
-// scanImage reads how the image at root lays out its system folders and
-// which /etc entries to share.
-func scanImage(root string, host bool) imageLayout {
-	img := imageLayout{dirs: map[string]bool{}, links: map[string]string{}}
-	for _, d := range append(append([]string(nil), systemDirs...), "opt", "var") {
-		p := filepath.Join(root, d)
-		fi, err := os.Lstat(p)
-		switch {
-		case err != nil:
-		case fi.Mode()&os.ModeSymlink != 0:
-			if t, err := os.Readlink(p); err == nil {
-				img.links[d] = t
-			}
-		case fi.IsDir():
-			img.dirs[d] = true
-		}
-	}
-	skip := map[string]bool{}
-	for _, f := range generatedEtc {
-		skip[f] = true
-	}
-	names := hostEtc
-	if !host {
-		names = nil
-		if entries, err := os.ReadDir(filepath.Join(root, "etc")); err == nil {
-			for _, e := range entries {
-				names = append(names, e.Name())
-			}
-		}
-	}
-	for _, n := range names {
-		if skip[n] {
-			continue
-		}
-		p := filepath.Join(root, "etc", n)
-		fi, err := os.Lstat(p)
-		if err != nil {
-			continue
-		}
-		if fi.Mode()&os.ModeSymlink != 0 && !host {
-			if t, err := os.Readlink(p); err == nil {
-				img.etc = append(img.etc, etcEntry{name: n, link: t})
-			}
-			continue
-		}
-		if _, err := os.Stat(p); err != nil {
-			continue // a host symlink to nowhere (resolv.conf without a resolver)
-		}
-		img.etc = append(img.etc, etcEntry{name: n})
-	}
-	sort.Slice(img.etc, func(i, j int) bool { return img.etc[i].name < img.etc[j].name })
-	return img
 }
 
 // etcFiles are the generated /etc files for a sandbox named name.

@@ -11,6 +11,12 @@ func TestBwrapArgs(t *testing.T) {
 		Name: "agent-7", ImageRoot: "/", HostImage: true, StateDir: "/r/sandboxes/sb-1",
 		Workspace: "/r/workspaces/agent-7", Network: true, Agent: "/r/agent/sandboxdesk-agent",
 		Interp: "/lib64/ld-linux-x86-64.so.2", Libs: []string{"/lib/x86_64-linux-gnu/libc.so.6", "/lib64/ld-linux-x86-64.so.2"},
+		SeccompFD: 3,
+		Trust: trustPlan{
+			env:  []string{"SSL_CERT_FILE=/etc/sandboxdesk/ca/ssl_cert_file/corp.pem", "SSL_CERT_DIR=/etc/sandboxdesk/ca/ssl_cert_dir/0"},
+			dirs: []caMount{{host: "/opt/corp/certs", inside: "/etc/sandboxdesk/ca/ssl_cert_dir/0"}},
+		},
+		CAData: []dataMount{{fd: 4, inside: "/etc/sandboxdesk/ca/ssl_cert_file/corp.pem"}},
 	}
 	img := imageLayout{
 		dirs:  map[string]bool{"usr": true},
@@ -21,7 +27,9 @@ func TestBwrapArgs(t *testing.T) {
 	line := strings.Join(args, " ")
 	for _, want := range []string{
 		"--new-session", "--unshare-user --uid 1000 --gid 1000", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-		"--hostname agent-7", "--cap-drop ALL", "--clearenv", "--setenv HOME /home/sandbox",
+		"--hostname agent-7", "--cap-drop ALL", "--clearenv", "--setenv HOME /home/sandbox", "--seccomp 3", "--ro-bind /dev/null /proc/keys",
+		"--setenv SSL_CERT_FILE /etc/sandboxdesk/ca/ssl_cert_file/corp.pem",
+		"--ro-bind /opt/corp/certs /etc/sandboxdesk/ca/ssl_cert_dir/0 --ro-bind-data 4 /etc/sandboxdesk/ca/ssl_cert_file/corp.pem --remount-ro /etc",
 		"--ro-bind /usr /usr", "--symlink usr/bin /bin",
 		"--tmpfs /etc", "--ro-bind /etc/ssl /etc/ssl", "--ro-bind /r/sandboxes/sb-1/etc/passwd /etc/passwd", "--remount-ro /etc",
 		"--bind /r/sandboxes/sb-1/home /home/sandbox", "--bind /r/sandboxes/sb-1/tmp /tmp",
@@ -34,7 +42,7 @@ func TestBwrapArgs(t *testing.T) {
 			t.Errorf("args lack %q:\n%s", want, line)
 		}
 	}
-	for _, never := range []string{"--unshare-net", "--die-with-parent", "-bind /home ", "-bind /root", " /root ", "--ro-bind /etc /etc", "--share-net"} {
+	for _, never := range []string{"--unshare-net", "--die-with-parent", "-bind /home ", "-bind /root", " /root ", "--ro-bind /etc /etc", "--share-net", "--setenv PATH"} {
 		if strings.Contains(line, never) {
 			t.Errorf("args contain %q:\n%s", never, line)
 		}
@@ -45,8 +53,20 @@ func TestBwrapArgs(t *testing.T) {
 	}
 	l.HostImage, l.ImageRoot = false, "/r/images/tiny/abc/rootfs"
 	img.dirs["var"] = true
-	if line := strings.Join(bwrapArgs(l, img), " "); !strings.Contains(line, "--ro-bind /r/images/tiny/abc/rootfs/var /var") {
-		t.Errorf("an imported image's /var is not its own: %s", line)
+	img.opt = []etcEntry{{name: "tool"}, {name: "latest", link: "tool"}}
+	line = strings.Join(bwrapArgs(l, img), " ")
+	for _, want := range []string{
+		"--ro-bind /r/images/tiny/abc/rootfs/var /var",
+		"--ro-bind /r/images/tiny/abc/rootfs/opt/tool /opt/tool", "--symlink tool /opt/latest",
+		"--ro-bind /r/agent/sandboxdesk-agent /opt/sandboxdesk/agent",
+	} {
+		if !strings.Contains(line, want) {
+			t.Errorf("imported image: args lack %q:\n%s", want, line)
+		}
+	}
+	// its /opt is read-only: bwrap could not make /opt/sandboxdesk in it
+	if strings.Contains(line, "rootfs/opt /opt") {
+		t.Errorf("an imported image's /opt is bound whole: %s", line)
 	}
 }
 

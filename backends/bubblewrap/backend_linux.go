@@ -32,6 +32,10 @@ type Config struct {
 	Agent string
 	// Bwrap is the bwrap binary; looked up in PATH when empty.
 	Bwrap string
+	// UIDRegistry is where a root controller records the host uid of
+	// each sandbox, shared by every root on the host;
+	// DefaultUIDRegistry when empty.
+	UIDRegistry string
 }
 
 // Backend runs sandboxes with bubblewrap.
@@ -41,14 +45,19 @@ type Backend struct {
 	agent  string
 	interp string
 	libs   []string
-	ids    ids
+	// asRoot: each sandbox runs as a host uid of its own (uids), and its
+	// workspace stays person's.
+	asRoot bool
+	person ids
+	uids   *uidRegistry
 
 	checkOnce sync.Once
 	checkErr  error
 
-	mu      sync.Mutex
-	running map[string]*sandbox
-	notify  backends.Notify
+	mu       sync.Mutex
+	running  map[string]*sandbox
+	notify   backends.Notify
+	mappings map[int]*os.File // user namespaces for idmapped workspaces, by sandbox uid
 }
 
 // sandbox is one running sandbox.
@@ -69,7 +78,11 @@ type sandbox struct {
 // every sandbox user can read it. It does not yet try a sandbox; the first
 // start does (see Check).
 func New(cfg Config) (*Backend, error) {
-	b := &Backend{root: cfg.Root, running: map[string]*sandbox{}, ids: sandboxIDs()}
+	b := &Backend{root: cfg.Root, running: map[string]*sandbox{}, asRoot: os.Geteuid() == 0, person: workspacePerson()}
+	if cfg.UIDRegistry == "" {
+		cfg.UIDRegistry = DefaultUIDRegistry
+	}
+	b.uids = newUIDRegistry(cfg.UIDRegistry)
 	var err error
 	if b.bwrap = cfg.Bwrap; b.bwrap == "" {
 		if b.bwrap, err = exec.LookPath("bwrap"); err != nil {
@@ -89,17 +102,18 @@ func New(cfg Config) (*Backend, error) {
 	if b.interp, b.libs, err = agentLibs(b.agent); err != nil {
 		return nil, err
 	}
+	b.cleanImports()
 	return b, nil
 }
 
-// installAgent puts a copy of the agent in ROOT/agent, readable by the
-// sandbox user even when the original sits in a private folder.
+// installAgent puts a copy of the agent in ROOT/agent, where a root
+// controller's launcher binds it for the sandbox user, even when the
+// original sits in a private folder.
 func (b *Backend) installAgent(src string) (string, error) {
 	dir := filepath.Join(b.root, "agent")
 	if err := os.MkdirAll(dir, 0o711); err != nil {
 		return "", fmt.Errorf("install agent: %w", err)
 	}
-	os.Chmod(b.root, 0o711) // traversable, not listable, for the sandbox user
 	dst := filepath.Join(dir, "sandboxdesk-agent")
 	in, err := os.Open(src)
 	if err != nil {
@@ -163,7 +177,11 @@ func (b *Backend) Check(ctx context.Context) error {
 		defer cancel()
 		cmd := exec.CommandContext(ctx, b.bwrap, "--unshare-user", "--uid", "1000", "--gid", "1000",
 			"--unshare-pid", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: b.ids.credential()}
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+		if b.asRoot {
+			probe := uint32(b.uids.probeUID())
+			cmd.SysProcAttr.Credential = &syscall.Credential{Uid: probe, Gid: probe, Groups: []uint32{}}
+		}
 		cmd.Dir = "/"
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -188,8 +206,16 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	if err != nil {
 		return backends.Started{}, err
 	}
-	if err := b.prepare(spec); err != nil {
+	img, err := scanImage(imageRoot, host)
+	if err != nil {
 		return backends.Started{}, err
+	}
+	run, err := b.prepare(ctx, spec)
+	if err != nil {
+		return backends.Started{}, err
+	}
+	if run != nil && run.workspace != nil {
+		defer run.workspace.Close()
 	}
 	mem := spec.MemoryMiB
 	if mem == 0 {
@@ -199,7 +225,7 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	if pids == 0 {
 		pids = defaultPids(hostPidSpace())
 	}
-	cg, lim, cgErr := makeCgroup(spec.ID, mem, spec.CPUs, pids, &b.ids)
+	cg, lim, cgErr := makeCgroup(spec.ID, mem, spec.CPUs, pids)
 	if cgErr != nil {
 		b.tell(ctx, spec.ID, "memory limit not enforced: "+cgErr.Error())
 	}
@@ -209,9 +235,10 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	l := layout{
 		Name: spec.Name, ImageRoot: imageRoot, HostImage: host, StateDir: spec.StateDir,
 		Workspace: spec.Workspace, Network: spec.Network, Agent: b.agent, Interp: b.interp, Libs: b.libs,
-		CgroupProcs: cg.procsFiles(),
+		CgroupProcs: cg.procsFiles(), NestedUserns: spec.NestedUserns,
+		Trust: planTrust(os.Getenv, os.Stat, filepath.EvalSymlinks, host, b.asRoot),
 	}
-	sb, err := b.spawn(l, scanImage(imageRoot, host))
+	sb, err := b.spawn(l, img, run)
 	if err != nil {
 		cg.remove()
 		return backends.Started{}, err
@@ -228,33 +255,6 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	// the disk is not limited: home and /tmp live in the sandbox's folder
 	// on the root's file system, which has no per-folder quota we can set
 	return backends.Started{MemoryLimitMiB: lim.memoryMiB, PidsLimit: lim.pids}, nil
-}
-
-// prepare makes the sandbox's own folders and /etc files, owned by the
-// sandbox user.
-func (b *Backend) prepare(spec backends.Spec) error {
-	for _, d := range []string{"home", "tmp", "run", "etc"} {
-		p := filepath.Join(spec.StateDir, d)
-		if err := os.MkdirAll(p, 0o700); err != nil {
-			return fmt.Errorf("prepare sandbox folder: %w", err)
-		}
-		b.ids.chown(p)
-	}
-	os.Chmod(filepath.Join(spec.StateDir, "tmp"), 0o1777)
-	os.Chmod(filepath.Join(spec.StateDir, "etc"), 0o755)
-	for name, content := range etcFiles(spec.Name) {
-		if err := os.WriteFile(filepath.Join(spec.StateDir, "etc", name), []byte(content), 0o644); err != nil {
-			return fmt.Errorf("prepare sandbox /etc: %w", err)
-		}
-	}
-	b.ids.chown(spec.StateDir)
-	b.ids.chown(spec.Workspace)
-	// the sandbox user must be able to pass through the root's folders to
-	// its own; it cannot list them
-	for _, d := range []string{b.root, filepath.Dir(spec.StateDir), filepath.Dir(spec.Workspace)} {
-		os.Chmod(d, 0o711)
-	}
-	return nil
 }
 
 // get finds a running sandbox, adopting one a previous process started.
@@ -372,9 +372,14 @@ func (b *Backend) kill(sb *sandbox) {
 }
 
 // Remove stops the sandbox if it runs; Stop also deletes its cgroup,
-// running or not. Its folders are the controller's to delete.
+// running or not; its host uid is freed. Its folders are the
+// controller's to delete.
 func (b *Backend) Remove(ctx context.Context, id string) error {
 	_, err := b.Stop(ctx, id, 0)
+	if b.asRoot {
+		b.forgetMapping(b.stateDir(id))
+		b.uids.release(b.stateDir(id))
+	}
 	return err
 }
 

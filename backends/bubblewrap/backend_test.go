@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	if root := os.Getenv(childRootEnv); root != "" {
 		os.Exit(runChildController(root))
 	}
+	if root := os.Getenv(childImportEnv); root != "" {
+		os.Exit(runChildImport(root))
+	}
 	os.Exit(m.Run())
 }
 
@@ -316,7 +319,7 @@ func TestSuiteAsUnprivilegedUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.CommandContext(t.Context(), "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
-		bin, "-test.run=^Test(BackgroundProcess|SandboxIdentity|NetworkOff|Escapes|MemoryLimit|ObserveAndAdopt|Hostile)", "-test.v", "-test.count=1")
+		bin, "-test.run=^Test(BackgroundProcess|SandboxIdentity|NetworkOff|Escapes|MemoryLimit|ObserveAndAdopt|Imported|Hostile)", "-test.v", "-test.count=1")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SANDBOXDESK_TEST_UNPRIVILEGED=1", "HOME="+dir, "TMPDIR=/tmp")
 	out, err := cmd.CombinedOutput()

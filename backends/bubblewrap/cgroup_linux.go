@@ -32,9 +32,9 @@ type limits struct {
 // makeCgroup creates the sandbox's cgroup under this process's own and
 // sets its limits. Whatever cannot be made or set is left unenforced, and
 // the reason comes back for the sandbox's events; a host without usable
-// cgroups still runs sandboxes. owner is given the cgroup's procs files,
-// so the sandbox can join it before it drops to that user.
-func makeCgroup(id string, memoryMiB int64, cpus int, pids int64, owner *ids) (*cgroup, limits, error) {
+// cgroups still runs sandboxes. The sandbox joins it before it drops to
+// its own user (as root) or as the user itself.
+func makeCgroup(id string, memoryMiB int64, cpus int, pids int64) (*cgroup, limits, error) {
 	own := host.OwnCgroups()
 	name := "sandboxdesk-" + id
 	cg := &cgroup{}
@@ -56,7 +56,6 @@ func makeCgroup(id string, memoryMiB int64, cpus int, pids int64, owner *ids) (*
 			if pids > 0 && write(dir, "pids.max", strconv.FormatInt(pids, 10)) == nil {
 				got.pids = pids
 			}
-			owner.chown(filepath.Join(dir, "cgroup.procs"))
 		}
 	}
 	if cg.v2 == "" {
@@ -70,7 +69,6 @@ func makeCgroup(id string, memoryMiB int64, cpus int, pids int64, owner *ids) (*
 					write(d, "memory.memsw.limit_in_bytes", strconv.FormatInt(memoryMiB<<20, 10))
 					got.memoryMiB = memoryMiB
 				}
-				owner.chown(filepath.Join(d, "cgroup.procs"))
 			}
 		}
 		if dir, ok := own.V1["cpu"]; ok && cpus > 0 {
@@ -80,7 +78,6 @@ func makeCgroup(id string, memoryMiB int64, cpus int, pids int64, owner *ids) (*
 				if write(d, "cpu.cfs_period_us", "100000") == nil && write(d, "cpu.cfs_quota_us", strconv.Itoa(cpus*100000)) == nil {
 					got.cpus = cpus
 				}
-				owner.chown(filepath.Join(d, "cgroup.procs"))
 			}
 		}
 		if dir, ok := own.V1["pids"]; ok && pids > 0 {
@@ -92,7 +89,6 @@ func makeCgroup(id string, memoryMiB int64, cpus int, pids int64, owner *ids) (*
 				if write(d, "pids.max", strconv.FormatInt(pids, 10)) == nil {
 					got.pids = pids
 				}
-				owner.chown(filepath.Join(d, "cgroup.procs"))
 			}
 		}
 	}

@@ -14,7 +14,31 @@
 // enforced where it does not. Nothing is reserved: a bubblewrap sandbox
 // counts for nothing in the memory budget.
 //
+// Nothing of the controller's reaches inside: bwrap (the sandbox's pid 1,
+// whose environment stays readable there) starts with only PATH;
+// it starts with a new, empty session keyring; /proc/keys is masked; and
+// a seccomp filter (seccomp_linux.go) denies the keyrings, io_uring, eBPF,
+// perf, userfaultfd, terminal injection, rare socket families and, unless
+// the spec asks for them, nested user namespaces. Of the controller's
+// environment only the CA variables cross, as files the sandbox can read
+// (trust.go); the agent adds the PATH and package manager settings a
+// command gets.
+//
+// An imported image is hostile: it is unpacked, checked and read at each
+// start through descriptors of its own folders, never following a link it
+// holds, and an image that bwrap could use only by following one (an /etc
+// that is a link) is refused.
+//
 // When the app runs as root, bwrap is started under an unprivileged host
 // uid: inside a user namespace made by root, the sandbox user would be
-// host root, its files root's, and root-only host files readable.
+// host root, its files root's, and root-only host files readable. Each
+// sandbox gets a uid of its own from a reserved block, recorded in a
+// registry every root on the host shares, so no two sandboxes (and no
+// host user) share one: the owner of a user namespace holds every
+// capability inside it. A launcher (this binary, run again) mounts only
+// the sandbox's own folders for that uid, and the workspace through an
+// idmapped mount, so what the sandbox makes there is the workspace's
+// person's (the user who ran sudo, or root) and what they put there is
+// writable inside. The sandbox's folder and its etc stay root's; every
+// file the backend writes there is written anew, never through a link.
 package bubblewrap

@@ -15,43 +15,25 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ids is the host user a sandbox runs as, and whether the backend must
-// switch to it (it runs as root) or already is it.
-type ids struct {
-	uid, gid int
-	switchTo bool
-}
+// ids is a host user and its group.
+type ids struct{ uid, gid int }
 
-// chown gives a path to the sandbox's host user when the backend runs as
-// root; otherwise the path is already the user's.
-func (u *ids) chown(path string) {
-	if u.switchTo {
-		os.Lchown(path, u.uid, u.gid)
-	}
-}
-
-func (u *ids) credential() *syscall.Credential {
-	if !u.switchTo {
-		return nil
-	}
-	return &syscall.Credential{Uid: uint32(u.uid), Gid: uint32(u.gid), Groups: []uint32{}}
-}
-
-// sandboxIDs picks the host user sandboxes run as: the current user, or,
-// for root, the user who ran sudo (so workspace files are theirs) or
-// nobody.
-func sandboxIDs() ids {
+// workspacePerson is whose the workspaces are on the host: the user who
+// runs the controller, or, for root, the user who ran sudo (root itself
+// when no one did).
+func workspacePerson() ids {
 	if os.Geteuid() != 0 {
 		return ids{uid: os.Getuid(), gid: os.Getgid()}
 	}
-	if uid, err := strconv.Atoi(os.Getenv("SUDO_UID")); err == nil && uid > 0 {
-		gid, err := strconv.Atoi(os.Getenv("SUDO_GID"))
-		if err != nil || gid <= 0 {
-			gid = uid
-		}
-		return ids{uid: uid, gid: gid, switchTo: true}
+	uid, err := strconv.Atoi(os.Getenv("SUDO_UID"))
+	if err != nil || uid <= 0 {
+		return ids{}
 	}
-	return ids{uid: 65534, gid: 65534, switchTo: true}
+	gid, err := strconv.Atoi(os.Getenv("SUDO_GID"))
+	if err != nil || gid <= 0 {
+		gid = uid
+	}
+	return ids{uid: uid, gid: gid}
 }
 
 // pidFile records the bwrap monitor of a running sandbox, with its start
@@ -64,7 +46,7 @@ type pidFile struct {
 func pidPath(stateDir string) string { return filepath.Join(stateDir, "bwrap.pid") }
 
 func readPidFile(stateDir string) (pidFile, bool) {
-	b, err := os.ReadFile(pidPath(stateDir))
+	b, err := readFileNoFollow(pidPath(stateDir))
 	if err != nil {
 		return pidFile{}, false
 	}
@@ -77,7 +59,7 @@ func readPidFile(stateDir string) (pidFile, bool) {
 
 func writePidFile(stateDir string, p pidFile) error {
 	b, _ := json.Marshal(p)
-	return os.WriteFile(pidPath(stateDir), b, 0o600)
+	return replaceFile(pidPath(stateDir), b, 0o600)
 }
 
 // alive reports whether p is still the bwrap of the sandbox in stateDir:
@@ -151,7 +133,7 @@ func children(pid int) []int {
 }
 
 // rawSysProcAttr is what a raw bwrap run needs as root: the private mount
-// namespace the alias script mounts the root in.
+// namespace the launcher mounts the alias in.
 func rawSysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
 }

@@ -2,12 +2,12 @@ package bubblewrap
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -19,51 +19,46 @@ import (
 // rest: every process of the sandbox is inside its cgroup from the start.
 const joinScript = `for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"`
 
-// rootAlias is where, as root, the root folder is bind-mounted in the
-// sandbox's own mount namespace before bwrap starts as the sandbox user.
-// The user may not pass through the folders above the root (/root is
-// 0700), and bwrap opens every source path as that user.
-const rootAlias = "/mnt/sandboxdesk-root"
-
-// aliasScript runs as root in a private mount namespace: it mounts the
-// root at the alias, joins the cgroups, and becomes the sandbox user to
-// run bwrap. $1 is the root, $2 and $3 the user and group; cgroup.procs
-// files follow up to "--", then bwrap's command line.
-const aliasScript = `set -e
-root=$1 uid=$2 gid=$3; shift 3
-mkdir -p ` + rootAlias + `
-mount -t tmpfs -o mode=0711,size=64k sandboxdesk ` + rootAlias + `
-mkdir ` + rootAlias + `/r
-mount --bind "$root" ` + rootAlias + `/r
-for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f"; shift; done; shift
-exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"`
+// sandboxRun is how a root controller runs one sandbox: as its own host
+// user, with its workspace idmapped to that user.
+type sandboxRun struct {
+	user      ids
+	workspace *os.File // a detached idmapped tree; nil: bound as it is
+}
 
 // command is the full command line that starts a sandbox: bwrap, behind
-// the cgroup join, and as root behind the alias mount and the switch to
-// the sandbox user.
-func (b *Backend) command(l layout, img imageLayout) []string {
-	if !b.ids.switchTo {
+// the cgroup join, and as root (run set) behind the launcher, which
+// mounts the sandbox's folders at the alias and becomes its host user.
+func (b *Backend) command(l layout, img imageLayout, run *sandboxRun) []string {
+	if run == nil {
 		args := append([]string{b.bwrap}, bwrapArgs(l, img)...)
 		if len(l.CgroupProcs) == 0 {
 			return args
 		}
 		return append(append(append([]string{"/bin/sh", "-c", joinScript, "sh"}, l.CgroupProcs...), "--"), args...)
 	}
-	alias := rootAlias + "/r"
-	move := func(p string) string {
-		if within(b.root, p) {
-			rel, _ := filepath.Rel(b.root, p)
-			return filepath.Join(alias, rel)
-		}
-		return p
+	plan := launchPlan{UID: run.user.uid, GID: run.user.gid, CgroupProcs: l.CgroupProcs}
+	alias := func(src, dst string, file bool) string {
+		plan.Binds = append(plan.Binds, aliasBind{Src: src, Dst: dst, File: file})
+		return dst
 	}
-	l.StateDir, l.Workspace, l.Agent = move(l.StateDir), move(l.Workspace), move(l.Agent)
-	if !l.HostImage {
-		l.ImageRoot = move(l.ImageRoot)
+	// the alias keeps "/sandboxes/ID/" in bwrap's command line: it marks
+	// the sandbox's bwrap (see pidFile.alive)
+	l.StateDir = alias(l.StateDir, filepath.Join(rootAlias, "sandboxes", filepath.Base(l.StateDir)), false)
+	if run.workspace != nil {
+		plan.Workspace = rootAlias + "/workspace"
+		l.Workspace = plan.Workspace
+	} else { // a raw benchmark run, over a workspace open to all
+		l.Workspace = alias(l.Workspace, rootAlias+"/workspace", false)
 	}
-	args := []string{"/bin/sh", "-c", aliasScript, "sh", b.root, strconv.Itoa(b.ids.uid), strconv.Itoa(b.ids.gid)}
-	args = append(append(args, l.CgroupProcs...), "--", b.bwrap)
-	return append(args, bwrapArgs(l, img)...)
+	if within(b.root, l.Agent) {
+		l.Agent = alias(l.Agent, rootAlias+"/agent", true)
+	}
+	if !l.HostImage && within(b.root, l.ImageRoot) {
+		l.ImageRoot = alias(l.ImageRoot, rootAlias+"/image", false)
+	}
+	js, _ := json.Marshal(plan)
+	return append([]string{"/proc/self/exe", launchCommand, string(js), b.bwrap}, bwrapArgs(l, img)...)
 }
 
 func within(dir, path string) bool {
@@ -71,25 +66,36 @@ func within(dir, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-func (b *Backend) spawn(l layout, img imageLayout) (*sandbox, error) {
-	args := b.command(l, img)
-	logf, err := os.OpenFile(filepath.Join(l.StateDir, "bwrap.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+func (b *Backend) spawn(l layout, img imageLayout, run *sandboxRun) (*sandbox, error) {
+	var inherited []*os.File
+	if run != nil && run.workspace != nil {
+		inherited = append(inherited, run.workspace) // workspaceFD
+	}
+	hardening, err := launchFiles(&l, 3+len(inherited))
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	defer closeAll(hardening)
+	args := b.command(l, img, run)
+	logf, err := createFresh(filepath.Join(l.StateDir, "bwrap.log"), 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
 	defer logf.Close()
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = "/"
+	cmd.Env = bwrapEnv
+	cmd.ExtraFiles = append(inherited, hardening...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// its own session: the sandbox outlives a controller that is killed,
 	// and the next one adopts it
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if b.ids.switchTo {
-		// a mount namespace of its own for the alias of the root (see
-		// command); Go makes its mounts private before the script runs
+	if run != nil {
+		// a mount namespace of its own for the alias (see command); Go
+		// makes its mounts private before the launcher runs
 		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startInOwnKeyring(cmd); err != nil {
 		return nil, fmt.Errorf("start bwrap: %w", err)
 	}
 	st, _ := startTime(cmd.Process.Pid)
@@ -115,7 +121,7 @@ func (b *Backend) awaitAgent(ctx context.Context, sb *sandbox) error {
 		}
 		select {
 		case <-sb.exited:
-			log, _ := os.ReadFile(filepath.Join(sb.stateDir, "bwrap.log"))
+			log, _ := readFileNoFollow(filepath.Join(sb.stateDir, "bwrap.log"))
 			return fmt.Errorf("bwrap exited at start: %s", strings.TrimSpace(string(log)))
 		case <-ctx.Done():
 			return fmt.Errorf("the sandbox's agent did not answer: %w", ctx.Err())
