@@ -227,7 +227,7 @@ func TestQueuedCreateSaysSo(t *testing.T) {
 	for i := 0; i < 2000 && !strings.Contains(errb.String(), "queued"); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if !strings.Contains(errb.String(), "second is queued, #1 in line") {
+	if !strings.Contains(errb.String(), "second is queued, #1 in line: this root runs 1 at once, its limit") {
 		t.Fatalf("a queued create said %q", errb.String())
 	}
 	cancel(errors.New("the test called it off"))

@@ -40,7 +40,12 @@ func watchQueue(ctx context.Context, c ipc.Client, ref ipc.Ref, w io.Writer) (st
 			}
 			if sb.State == ipc.StateQueued && sb.QueuePosition > 0 && sb.QueuePosition != q.last {
 				q.last = sb.QueuePosition
-				fmt.Fprintf(w, "sandboxdesk: %s is queued, #%d in line: the host runs its limit of sandboxes at once; waiting for one to stop (Ctrl-C calls it off)\n", sb.Name, q.last)
+				limit := "as many as it may"
+				var lim ipc.Limits
+				if c.Call(ctx, ipc.LimitsRequest{}, &lim) == nil && lim.AtOnce > 0 {
+					limit = fmt.Sprintf("%d at once, its limit", lim.AtOnce)
+				}
+				fmt.Fprintf(w, "sandboxdesk: %s is queued, #%d in line: this root runs %s; waiting for one to stop (Ctrl-C calls it off)\n", sb.Name, q.last, limit)
 			}
 		}
 	}()
