@@ -36,7 +36,7 @@ check "workspace after replace" "$(sd exec w -- ls -A /workspace | wc -l | tr -d
 # list --json: one sandbox, with the documented fields
 list=$(sd list --json)
 check "sandboxes listed" "$(printf '%s\n' "$list" | grep -c '"name":')" "1"
-for f in name id state image backend createdAt idleTimeoutMs maxLifetimeMs stopGraceMs memoryMiB cpus diskMiB; do
+for f in name id state image backend createdAt idleTimeoutMs maxLifetimeMs stopGraceMs memoryMiB cpus diskMiB pids; do
 	printf '%s\n' "$list" | grep -q "\"$f\":" && ok || fail "list --json lacks $f"
 done
 
