@@ -227,7 +227,8 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	}
 	cg, lim, cgErr := makeCgroup(spec.ID, mem, spec.CPUs, pids)
 	if cgErr != nil {
-		b.tell(ctx, spec.ID, "memory limit not enforced: "+cgErr.Error())
+		// one line: what was not made, each reason after the other
+		b.tell(ctx, spec.ID, "limits not all enforced: "+strings.ReplaceAll(cgErr.Error(), "\n", "; "))
 	}
 	if lim.pids == 0 {
 		b.tell(ctx, spec.ID, "process limit not enforced: no cgroup with a pids controller this user may write")
