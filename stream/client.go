@@ -36,9 +36,11 @@ func Attach(ctx context.Context, conn net.Conn, br *bufio.Reader, cio IO) (int, 
 	}
 	done := make(chan struct{})
 	defer close(done)
+	cr := newCredit()
+	defer cr.stop()
 	go func() {
 		if stdin != nil {
-			io.Copy(&Writer{Mu: &mu, W: conn, Typ: Stdin}, stdin)
+			sendInput(stdin, cr, send)
 		}
 		send(StdinClose, nil)
 	}()
@@ -50,6 +52,7 @@ func Attach(ctx context.Context, conn net.Conn, br *bufio.Reader, cio IO) (int, 
 			case sz := <-cio.Resizes:
 				send(Resize, []byte{byte(sz.Rows >> 8), byte(sz.Rows), byte(sz.Cols >> 8), byte(sz.Cols)})
 			case <-ctx.Done():
+				cr.stop()
 				conn.Close()
 				return
 			case <-done:
@@ -66,11 +69,34 @@ func Attach(ctx context.Context, conn net.Conn, br *bufio.Reader, cio IO) (int, 
 	if br == nil {
 		br = bufio.NewReaderSize(conn, 64<<10)
 	}
-	return Result(ctx, br, stdout, stderr)
+	return result(ctx, br, stdout, stderr, cr)
+}
+
+// sendInput sends stdin as the server's credit allows; the frames of one
+// read may wait for it, the signals beside them do not.
+func sendInput(stdin io.Reader, cr *credit, send func(byte, []byte) error) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := stdin.Read(buf)
+		for p := buf[:n]; len(p) > 0; {
+			m := cr.take(len(p))
+			if m == 0 || send(Stdin, p[:m]) != nil {
+				return
+			}
+			p = p[m:]
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // Result reads output frames until the exit frame.
 func Result(ctx context.Context, r io.Reader, stdout, stderr io.Writer) (int, error) {
+	return result(ctx, r, stdout, stderr, nil)
+}
+
+func result(ctx context.Context, r io.Reader, stdout, stderr io.Writer, cr *credit) (int, error) {
 	buf := make([]byte, 64<<10)
 	for {
 		typ, payload, err := Read(r, buf)
@@ -96,6 +122,10 @@ func Result(ctx context.Context, r io.Reader, stdout, stderr io.Writer) (int, er
 			return int(int32(binary.BigEndian.Uint32(payload))), nil
 		case Error:
 			return -1, &StartError{Message: string(payload)}
+		case Credit:
+			if cr != nil {
+				cr.grant(payload)
+			}
 		case Refused:
 			var se StartError
 			if err := json.Unmarshal(payload, &se); err != nil {

@@ -16,6 +16,7 @@ type Session struct {
 	signals chan syscall.Signal
 	resizes chan Size
 	gone    chan struct{}
+	over    bool // the exit status (or a refusal) was sent: nothing follows it
 	Stdout  io.Writer
 	Stderr  io.Writer
 }
@@ -26,22 +27,22 @@ func Serve(r io.Reader, w io.Writer) *Session {
 	s := &Session{w: w, stdin: pr, signals: make(chan syscall.Signal, 8), resizes: make(chan Size, 8), gone: make(chan struct{})}
 	s.Stdout = &Writer{Mu: &s.mu, W: w, Typ: Stdout}
 	s.Stderr = &Writer{Mu: &s.mu, W: w, Typ: Stderr}
+	in := newInbox()
+	go s.feed(in, pw)
 	go func() {
 		defer close(s.gone)
 		buf := make([]byte, 64<<10)
 		for {
 			typ, payload, err := Read(r, buf)
 			if err != nil {
-				pw.CloseWithError(io.ErrUnexpectedEOF)
+				in.close(io.ErrUnexpectedEOF)
 				return
 			}
 			switch typ {
 			case Stdin:
-				if _, err := pw.Write(payload); err != nil {
-					continue // the command stopped reading; keep draining
-				}
+				in.put(payload)
 			case StdinClose:
-				pw.Close()
+				in.close(nil)
 			case Resize:
 				if len(payload) == 4 {
 					select {
@@ -60,6 +61,34 @@ func Serve(r io.Reader, w io.Writer) *Session {
 		}
 	}()
 	return s
+}
+
+// feed hands the client's input to the command as it reads it, and grants
+// the client credit for more as it goes.
+func (s *Session) feed(in *inbox, pw *io.PipeWriter) {
+	var taken int64
+	s.grant(Window)
+	for {
+		p, err := in.next()
+		if p == nil {
+			pw.CloseWithError(err)
+			return
+		}
+		// an error: the command stopped reading; keep draining, and keep
+		// granting, so the client is never stuck before the exit status
+		pw.Write(p)
+		taken += int64(len(p))
+		s.grant(taken + Window)
+	}
+}
+
+// grant tells the client how much input it may have sent in all.
+func (s *Session) grant(total int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.over {
+		Write(s.w, Credit, creditPayload(total))
+	}
 }
 
 // Stdin is the command's input.
@@ -84,6 +113,7 @@ func (s *Session) Exit(code int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stdin.Close()
+	s.over = true
 	return Write(s.w, Exit, ExitPayload(code))
 }
 
@@ -92,6 +122,7 @@ func (s *Session) Fail(message string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stdin.Close()
+	s.over = true
 	return Write(s.w, Error, []byte(message))
 }
 
@@ -105,5 +136,6 @@ func (s *Session) Refuse(kind, message string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stdin.Close()
+	s.over = true
 	return Write(s.w, Refused, payload)
 }

@@ -29,6 +29,10 @@ const (
 	// names the refusal for the caller (the socket's error kinds: "invalid",
 	// "notFound", ...) so a bad name or folder exits as bad input.
 	Refused byte = 8
+	// Credit: server -> client, payload 8 bytes: the total input the
+	// client may have sent so far (see Window). A client that never hears
+	// one sends freely, as to an older server.
+	Credit byte = 9
 )
 
 // Size is a terminal's size.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -211,5 +212,45 @@ func TestExecEndsWhateverStdinDoes(t *testing.T) {
 				t.Fatal("exec still running 20 s after its command ended: it waits for stdin")
 			}
 		})
+	}
+}
+
+// endless is input that never ends; reached is closed once it has given
+// after bytes.
+type endless struct {
+	given, after int
+	reached      chan struct{}
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'y'
+	}
+	if e.given < e.after && e.given+len(p) >= e.after {
+		close(e.reached)
+	}
+	e.given += len(p)
+	return len(p), nil
+}
+
+// TestCtrlCPassesInputNobodyReads: `yes | exec -- sleep 1000`, then
+// Ctrl-C: the signal reaches the command though its input backs up.
+func TestCtrlCPassesInputNobodyReads(t *testing.T) {
+	dial := serve(t)
+	in := &endless{after: stream.Window / 2, reached: make(chan struct{})}
+	sigs := make(chan syscall.Signal, 1)
+	go func() { <-in.reached; sigs <- syscall.SIGINT }()
+	done := make(chan int, 1)
+	go func() {
+		code, _ := Exec(t.Context(), dial, Request{Args: []string{"sleep", "1000"}}, stream.IO{Stdin: in, Signals: sigs})
+		done <- code
+	}()
+	select {
+	case code := <-done:
+		if code != 130 {
+			t.Errorf("exit status %d, want 130 (SIGINT)", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Ctrl-C is still queued behind input nobody reads after 20 s")
 	}
 }
