@@ -67,12 +67,16 @@ func Serve(r io.Reader, w io.Writer) *Session {
 // the client credit for more as it goes.
 func (s *Session) feed(in *inbox, pw *io.PipeWriter) {
 	var taken int64
-	s.grant(Window)
-	for {
+	for first := true; ; first = false {
 		p, err := in.next()
 		if p == nil {
 			pw.CloseWithError(err)
 			return
+		}
+		if first {
+			// the first grant waits for the first input, so a command
+			// without any (exec true) costs no frame
+			s.grant(Window)
 		}
 		// an error: the command stopped reading; keep draining, and keep
 		// granting, so the client is never stuck before the exit status
