@@ -75,7 +75,8 @@ func Attach(ctx context.Context, conn net.Conn, br *bufio.Reader, cio IO) (int, 
 // sendInput sends stdin as the server's credit allows; the frames of one
 // read may wait for it, the signals beside them do not.
 func sendInput(stdin io.Reader, cr *credit, send func(byte, []byte) error) {
-	buf := make([]byte, 32<<10)
+	// large reads make few frames: each costs a wake-up at every hop
+	buf := make([]byte, 256<<10)
 	for {
 		n, err := stdin.Read(buf)
 		for p := buf[:n]; len(p) > 0; {

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"encoding/binary"
+	"io"
 	"sync"
 )
 
@@ -99,6 +100,9 @@ func (in *inbox) put(p []byte) {
 	for in.size > 2*Window && !in.closed {
 		in.cond.Wait()
 	}
+	if in.closed {
+		return // the command is over, or the input ended: drop it
+	}
 	in.chunks = append(in.chunks, append([]byte(nil), p...))
 	in.size += len(p)
 	in.cond.Broadcast()
@@ -120,7 +124,7 @@ func (in *inbox) next() ([]byte, error) {
 	for len(in.chunks) == 0 && !in.closed {
 		in.cond.Wait()
 	}
-	if len(in.chunks) == 0 {
+	if len(in.chunks) == 0 || in.err == io.ErrClosedPipe {
 		return nil, in.err
 	}
 	p := in.chunks[0]

@@ -12,7 +12,7 @@ import (
 type Session struct {
 	mu      sync.Mutex
 	w       io.Writer
-	stdin   *io.PipeReader
+	stdin   *input
 	signals chan syscall.Signal
 	resizes chan Size
 	gone    chan struct{}
@@ -23,12 +23,11 @@ type Session struct {
 
 // Serve starts reading the client's frames from r; output goes to w.
 func Serve(r io.Reader, w io.Writer) *Session {
-	pr, pw := io.Pipe()
-	s := &Session{w: w, stdin: pr, signals: make(chan syscall.Signal, 8), resizes: make(chan Size, 8), gone: make(chan struct{})}
+	in := newInbox()
+	s := &Session{w: w, signals: make(chan syscall.Signal, 8), resizes: make(chan Size, 8), gone: make(chan struct{})}
 	s.Stdout = &Writer{Mu: &s.mu, W: w, Typ: Stdout}
 	s.Stderr = &Writer{Mu: &s.mu, W: w, Typ: Stderr}
-	in := newInbox()
-	go s.feed(in, pw)
+	s.stdin = &input{s: s, in: in}
 	go func() {
 		defer close(s.gone)
 		buf := make([]byte, 64<<10)
@@ -63,27 +62,48 @@ func Serve(r io.Reader, w io.Writer) *Session {
 	return s
 }
 
-// feed hands the client's input to the command as it reads it, and grants
-// the client credit for more as it goes.
-func (s *Session) feed(in *inbox, pw *io.PipeWriter) {
-	var taken int64
-	for first := true; ; first = false {
-		p, err := in.next()
-		if p == nil {
-			pw.CloseWithError(err)
-			return
+// input is the command's stdin: it takes the client's input from the
+// inbox as the command reads, and grants the client credit for more.
+type input struct {
+	s              *Session
+	in             *inbox
+	cur            []byte
+	taken, granted int64
+}
+
+func (r *input) Read(p []byte) (int, error) {
+	if len(r.cur) == 0 {
+		chunk, err := r.in.next()
+		if chunk == nil {
+			if err == nil {
+				err = io.EOF
+			}
+			return 0, err
 		}
-		if first {
+		r.cur = chunk
+		if r.granted == 0 {
 			// the first grant waits for the first input, so a command
 			// without any (exec true) costs no frame
-			s.grant(Window)
+			r.granted = Window
+			r.s.grant(r.granted)
 		}
-		// an error: the command stopped reading; keep draining, and keep
-		// granting, so the client is never stuck before the exit status
-		pw.Write(p)
-		taken += int64(len(p))
-		s.grant(taken + Window)
 	}
+	n := copy(p, r.cur)
+	r.cur = r.cur[n:]
+	r.taken += int64(n)
+	// a grant per quarter window, not per read: fewer frames back
+	if r.taken+Window-r.granted >= Window/4 {
+		r.granted = r.taken + Window
+		r.s.grant(r.granted)
+	}
+	return n, nil
+}
+
+// Close ends the input: a read waiting for it returns, what arrives later
+// is dropped.
+func (r *input) Close() error {
+	r.in.close(io.ErrClosedPipe)
+	return nil
 }
 
 // grant tells the client how much input it may have sent in all.
