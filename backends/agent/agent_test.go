@@ -254,3 +254,11 @@ func TestCtrlCPassesInputNobodyReads(t *testing.T) {
 		t.Fatal("Ctrl-C is still queued behind input nobody reads after 20 s")
 	}
 }
+
+func TestInheritedSocketRefusesBadDescriptors(t *testing.T) {
+	for _, fd := range []string{"", "x", "-1", "0", "2"} {
+		if err := (&Server{}).serveInherited(fd); err == nil || !strings.Contains(err.Error(), "bad inherited socket") {
+			t.Errorf("fd:%s: %v; want a bad inherited socket error", fd, err)
+		}
+	}
+}
