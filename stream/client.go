@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,8 +15,8 @@ import (
 // executable, no such sandbox). Kind, when the far side named one, says
 // why in words a caller maps to an exit status ("invalid", "notFound").
 type StartError struct {
-	Kind    string `json:"kind,omitempty"`
-	Message string `json:"message"`
+	Kind    string
+	Message string
 }
 
 func (e *StartError) Error() string { return e.Message }
@@ -99,6 +98,7 @@ func Result(ctx context.Context, r io.Reader, stdout, stderr io.Writer) (int, er
 
 func result(ctx context.Context, r io.Reader, stdout, stderr io.Writer, cr *credit) (int, error) {
 	buf := make([]byte, 64<<10)
+	kind := "" // of the Error frame that follows, when the server names it
 	for {
 		typ, payload, err := Read(r, buf)
 		if err != nil {
@@ -121,18 +121,10 @@ func result(ctx context.Context, r io.Reader, stdout, stderr io.Writer, cr *cred
 				return -1, errors.New("stream: bad exit frame")
 			}
 			return int(int32(binary.BigEndian.Uint32(payload))), nil
+		case ErrorKind:
+			kind = string(payload)
 		case Error:
-			return -1, &StartError{Message: string(payload)}
-		case Credit:
-			if cr != nil {
-				cr.grant(payload)
-			}
-		case Refused:
-			var se StartError
-			if err := json.Unmarshal(payload, &se); err != nil {
-				return -1, fmt.Errorf("stream: bad refusal frame: %w", err)
-			}
-			return -1, &se
+			return -1, &StartError{Kind: kind, Message: string(payload)}
 		}
 	}
 }

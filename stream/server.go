@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"encoding/json"
 	"io"
 	"sync"
 	"syscall"
@@ -150,16 +149,17 @@ func (s *Session) Fail(message string) error {
 	return Write(s.w, Error, []byte(message))
 }
 
-// Refuse says the request was refused, naming the kind of refusal; the
-// session is over.
+// Refuse says the command could not start, naming the kind of the
+// failure; the session is over.
 func (s *Session) Refuse(kind, message string) error {
-	payload, err := json.Marshal(StartError{Kind: kind, Message: message})
-	if err != nil {
-		return err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stdin.Close()
 	s.over = true
-	return Write(s.w, Refused, payload)
+	if kind != "" {
+		if err := Write(s.w, ErrorKind, []byte(kind)); err != nil {
+			return err
+		}
+	}
+	return Write(s.w, Error, []byte(message))
 }
