@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
 	"sync"
+	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -64,6 +66,16 @@ func runDesktop(rootFlag string) int {
 			}()
 		}
 		u.Run(ctx)
+	}()
+	// `sandboxdesk quit` signals a controller that holds the root but does
+	// not answer on its socket: stop as Quit does
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	defer signal.Stop(sigs)
+	go func() {
+		if _, ok := <-sigs; ok {
+			quitApp(a)
+		}
 	}()
 	showAndRun(u.Window(), log)
 	cancel()

@@ -99,6 +99,9 @@ func (c *SocketClient) Exec(ctx context.Context, req ExecRequest, cio stream.IO)
 	code, err := stream.Attach(ctx, conn, br, cio)
 	var se *stream.StartError
 	if errors.As(err, &se) {
+		if kind := KindByName(se.Kind); kind != nil {
+			return -1, &Error{Kind: kind, Message: se.Message}
+		}
 		return -1, errors.New(se.Message)
 	}
 	return code, err

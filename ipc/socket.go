@@ -155,7 +155,8 @@ func (s *Server) exec(ctx context.Context, conn net.Conn, br *bufio.Reader, r Ex
 	}()
 	code, err := s.Handler.Exec(ctx, r, sess.IO())
 	if err != nil {
-		sess.Fail(err.Error())
+		// the kind travels, so a bad name exits as bad input at the client
+		sess.Refuse(KindName(err), err.Error())
 	} else {
 		sess.Exit(code)
 	}

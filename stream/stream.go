@@ -25,6 +25,15 @@ const (
 	Signal     byte = 5 // client -> server: payload 1 byte signal number
 	Error      byte = 6 // server -> client: the command could not start
 	Resize     byte = 7 // client -> server: payload rows, cols (2 bytes each)
+	// ErrorKind: server -> client, just before an Error frame: the kind of
+	// that error, by name ("invalid", "notFound", ...), so a bad name or
+	// folder exits as bad input. A client that does not know it reads the
+	// Error frame as before.
+	ErrorKind byte = 8
+	// Credit: server -> client, payload 8 bytes: the total input the
+	// client may have sent so far (see Window). A client that never hears
+	// one sends freely, as to an older server.
+	Credit byte = 9
 )
 
 // Size is a terminal's size.

@@ -173,6 +173,9 @@ func stateText(sb ipc.Sandbox) string {
 	if sb.State == ipc.StateQueued && sb.QueuePosition > 0 {
 		s += " #" + strconv.Itoa(sb.QueuePosition)
 	}
+	if sb.OOMKills > 0 || sb.PidsLimitHits > 0 {
+		s += " · limit hit" // what and when: sandboxdesk inspect
+	}
 	return s
 }
 

@@ -45,3 +45,7 @@ type Request struct {
 	// TTY runs the command on a pseudo-terminal of this size.
 	TTY *stream.Size `json:"tty,omitempty"`
 }
+
+// RefusedInvalid is the kind of a refusal for bad input (a folder that is
+// not there): the caller's mistake, not the sandbox's.
+const RefusedInvalid = "invalid"
