@@ -9,8 +9,9 @@ set -eu
 # bubblewrap: the Linux sandbox backend. xvfb, xauth: a display for tests
 # and screenshots. dbus-x11: a session bus for the tray. imagemagick and
 # xdotool: screenshots. busybox-static: real root filesystems for image
-# tests.
-PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap xvfb xauth dbus-x11 imagemagick xdotool busybox-static ca-certificates git"
+# tests. wine64, gcc-mingw-w64-x86-64: the Windows build's tests (and the
+# Windows app) run under Wine.
+PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap xvfb xauth dbus-x11 imagemagick xdotool busybox-static ca-certificates git wine64 gcc-mingw-w64-x86-64"
 
 if [ "${1:-}" = "--list" ]; then
 	echo "$PACKAGES"
