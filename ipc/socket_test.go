@@ -78,9 +78,7 @@ func serve(t *testing.T) (*SocketClient, *echoHandler) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("socket mode %v, %v; want 0600", fi.Mode().Perm(), err)
-	}
+	checkPrivate(t, path)
 	h := &echoHandler{canceled: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -148,7 +146,7 @@ func TestClientGoneMidCallCancels(t *testing.T) {
 
 func TestSequentialCallsOnOneConnection(t *testing.T) {
 	c, _ := serve(t)
-	conn, err := dialUnix(t.Context(), c.Path)
+	conn, err := dialLocal(t.Context(), c.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +164,7 @@ func TestSequentialCallsOnOneConnection(t *testing.T) {
 
 func TestGarbageThenAValidRequest(t *testing.T) {
 	c, h := serve(t)
-	conn, err := dialUnix(t.Context(), c.Path)
+	conn, err := dialLocal(t.Context(), c.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
