@@ -7,7 +7,7 @@ SHARED_TOOLS := ../shared/tools
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: run build deps go-check test fmt-check vet unit crosscheck acceptance screenshots bench clean
+.PHONY: run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance screenshots bench clean
 
 run: deps build
 	@if [ "$$(uname)" = Linux ] && [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
@@ -26,7 +26,7 @@ go-check:
 	@command -v $(GO) >/dev/null 2>&1 || { echo "sandboxdesk: Go 1.26 or newer is needed (https://go.dev/dl)" >&2; exit 1; }
 	@$(GO) version | awk '{ split(substr($$3, 3), v, "."); if (v[1] < 1 || (v[1] == 1 && v[2] < 26)) { print "sandboxdesk: Go 1.26 or newer is needed, found " $$3 > "/dev/stderr"; exit 1 } }'
 
-test: deps fmt-check vet unit crosscheck acceptance
+test: deps fmt-check vet unit crosscheck wine-test acceptance
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -47,6 +47,26 @@ crosscheck:
 		bash $(SHARED_TOOLS)/crosscheck.sh darwin amd64; \
 		bash $(SHARED_TOOLS)/crosscheck.sh windows; \
 	else echo "crosscheck: $(SHARED_TOOLS) not found, skipping the darwin and windows type-checks"; fi
+
+# wine-test runs the Windows build of every package whose tests build
+# without cgo under Wine (the WSL backend against the fake wsl.exe, the
+# named-pipe transport); wine-test-all also builds the cgo ones (SQLite,
+# Fyne) with MinGW, which takes minutes. Packages only Linux has are left
+# out. Skipped, with a line, where Wine, MinGW or the shared tools are
+# missing.
+WINE_PACKAGES = $$($(GO) list ./... | grep -v -e /backends/bubblewrap)
+wine-test:
+	@$(MAKE) --no-print-directory wine-run WINE_FLAGS=
+
+wine-test-all:
+	@$(MAKE) --no-print-directory wine-run WINE_FLAGS=-cgo
+
+wine-run:
+	@if [ ! -f $(SHARED_TOOLS)/wine-test.sh ]; then echo "wine-test: $(SHARED_TOOLS) not found, skipping the Windows tests under Wine"; \
+	elif ! command -v wine64 >/dev/null 2>&1 && [ ! -x /usr/lib/wine/wine64 ]; then echo "wine-test: wine64 is not installed (make deps), skipping the Windows tests under Wine"; \
+	elif ! command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then echo "wine-test: x86_64-w64-mingw32-gcc is not installed (make deps), skipping the Windows tests under Wine"; \
+	else echo "?   	sandboxdesk/backends/bubblewrap	[Linux only: not run under Wine]"; \
+		bash $(SHARED_TOOLS)/wine-test.sh $(WINE_FLAGS) -tags $(TAGS) $(WINE_PACKAGES); fi
 
 # acceptance runs the CLI end to end as a user would, from a fresh root.
 acceptance: build
