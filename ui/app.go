@@ -188,7 +188,8 @@ func (u *App) terminalShell(name string) error {
 		script := fmt.Sprintf(`tell application "Terminal" to do script %q`, shellQuote(args))
 		cmd = exec.Command("osascript", "-e", script)
 	case "windows":
-		cmd = exec.Command("cmd", append([]string{"/c", "start", "sandboxdesk shell"}, args...)...)
+		argv := windowsShell(name, args, exec.LookPath)
+		cmd = exec.Command(argv[0], argv[1:]...)
 	default:
 		cmd = exec.Command("x-terminal-emulator", append([]string{"-e"}, args...)...)
 		if _, err := exec.LookPath("x-terminal-emulator"); err != nil {

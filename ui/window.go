@@ -2,8 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"net/url"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -191,7 +189,7 @@ func (m *mainView) openShell() {
 // manager.
 func (m *mainView) openWorkspace() {
 	ws := m.sandboxes[m.pick].Workspace
-	if err := m.u.fyne.OpenURL(&url.URL{Scheme: "file", Path: filepath.ToSlash(ws)}); err != nil {
+	if err := m.u.fyne.OpenURL(folderURL(ws)); err != nil {
 		m.u.showError("Open the workspace", err)
 	}
 }
