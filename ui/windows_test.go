@@ -8,7 +8,9 @@ import (
 
 func TestWindowsShell(t *testing.T) {
 	args := []string{`C:\Program Files\sandboxdesk\sandboxdesk.exe`, "shell", "dev", "--root", `C:\Users\Zoë Doe\AppData\Local\sandboxdesk`}
-	withWT := func(string) (string, error) { return `C:\Users\Zoë Doe\AppData\Local\Microsoft\WindowsApps\wt.exe`, nil }
+	withWT := func(string) (string, error) {
+		return `C:\Users\Zoë Doe\AppData\Local\Microsoft\WindowsApps\wt.exe`, nil
+	}
 	without := func(string) (string, error) { return "", errors.New("not found") }
 	tests := []struct {
 		name string
