@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"time"
 
 	"github.com/Microsoft/go-winio"
 	"golang.org/x/sys/windows"
@@ -21,12 +22,40 @@ func listenLocal(path string) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	return winio.ListenPipe(PipeName(path), &winio.PipeConfig{
+	l, err := winio.ListenPipe(PipeName(path), &winio.PipeConfig{
 		// a protected DACL with one entry: this user, all access
 		SecurityDescriptor: "O:" + sid.String() + "D:P(A;;GA;;;" + sid.String() + ")",
 		InputBufferSize:    64 << 10,
 		OutputBufferSize:   64 << 10,
 	})
+	if err != nil || !onWine() {
+		return l, err
+	}
+	// The listener keeps a first instance of the pipe that only reserves
+	// its name; Windows keeps clients out of it, Wine lets one in, and
+	// that client would wait for an answer forever. Take it ourselves.
+	timeout := time.Second
+	held, err := winio.DialPipe(PipeName(path), &timeout)
+	if err != nil {
+		l.Close()
+		return nil, fmt.Errorf("hold the pipe's first instance: %w", err)
+	}
+	return &heldListener{Listener: l, held: held}, nil
+}
+
+type heldListener struct {
+	net.Listener
+	held net.Conn
+}
+
+func (l *heldListener) Close() error {
+	l.held.Close()
+	return l.Listener.Close()
+}
+
+// onWine: ntdll exports wine_get_version only under Wine.
+func onWine() bool {
+	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
 }
 
 // dialLocal connects to the pipe that stands for path and checks that

@@ -78,12 +78,12 @@ func serve(t *testing.T) (*SocketClient, *echoHandler) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkPrivate(t, path)
 	h := &echoHandler{canceled: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { (&Server{Handler: h}).Serve(ctx, l); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
+	checkPrivate(t, path)
 	return &SocketClient{Path: path}, h
 }
 
