@@ -257,13 +257,22 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 	if err != nil {
 		return backends.Stopped{}, err
 	}
-	if !b.running(id) {
-		return backends.Stopped{}, nil
-	}
 	b.mu.Lock()
 	h := b.holders[id]
-	h.stopping = true
+	if h != nil {
+		h.stopping = true
+	}
 	b.mu.Unlock()
+	if h == nil {
+		return backends.Stopped{}, nil
+	}
+	select {
+	case <-h.done:
+		// it ended on its own; asking would only boot it again
+		b.release(id)
+		return backends.Stopped{}, nil
+	default:
+	}
 	if _, err := b.run(ctx, "ask sandbox processes to end", askEndArgs(name)...); err != nil {
 		b.cfg.Logger.Warn("could not ask the sandbox's processes to end; terminating it", "distro", name, "err", err)
 	} else {
