@@ -7,7 +7,7 @@ SHARED_TOOLS := ../shared/tools
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance screenshots bench clean
+.PHONY: windows-app screenshots-windows run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance screenshots bench clean
 
 run: deps build
 	@if [ "$$(uname)" = Linux ] && [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
@@ -53,7 +53,9 @@ crosscheck:
 # named-pipe transport); wine-test-all also builds the cgo ones (SQLite,
 # Fyne) with MinGW, which takes minutes. Packages only Linux has are left
 # out. Skipped, with a line, where Wine, MinGW or the shared tools are
-# missing.
+# missing. Wine names host files in the locale's encoding: C.UTF-8, which
+# every Debian has, keeps non-ASCII file names (a user called Zoë) working
+# where en_US.UTF-8 is not generated.
 WINE_PACKAGES = $$($(GO) list ./... | grep -v -e /backends/bubblewrap)
 wine-test:
 	@$(MAKE) --no-print-directory wine-run WINE_FLAGS=
@@ -66,7 +68,7 @@ wine-run:
 	elif ! command -v wine64 >/dev/null 2>&1 && [ ! -x /usr/lib/wine/wine64 ]; then echo "wine-test: wine64 is not installed (make deps), skipping the Windows tests under Wine"; \
 	elif ! command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then echo "wine-test: x86_64-w64-mingw32-gcc is not installed (make deps), skipping the Windows tests under Wine"; \
 	else echo "?   	sandboxdesk/backends/bubblewrap	[Linux only: not run under Wine]"; \
-		bash $(SHARED_TOOLS)/wine-test.sh $(WINE_FLAGS) -tags $(TAGS) $(WINE_PACKAGES); fi
+		LANG=C.UTF-8 bash $(SHARED_TOOLS)/wine-test.sh $(WINE_FLAGS) -tags $(TAGS) $(WINE_PACKAGES); fi
 
 # acceptance runs the CLI end to end as a user would, from a fresh root.
 acceptance: build
@@ -76,6 +78,17 @@ acceptance: build
 SCREENSHOTS_DIR ?= docs/screenshots
 screenshots: build
 	sh packaging/screenshots.sh $(BIN) $(SCREENSHOTS_DIR)
+
+# windows-app cross-builds the Windows app with MinGW (minutes on a fresh
+# machine); screenshots-windows runs it under Wine with Xvfb against the
+# fake wsl.exe and writes a picture of its main window.
+windows-app:
+	CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc CXX=x86_64-w64-mingw32-g++ \
+		$(GO) build -tags $(TAGS) -o bin/sandboxdesk.exe .
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build -o bin/fakewsl/wsl.exe ./backends/wsl/fakewsl/wsl
+
+screenshots-windows: windows-app
+	sh packaging/windows/screenshot.sh bin/sandboxdesk.exe bin/fakewsl/wsl.exe $(SCREENSHOTS_DIR)/windows.png
 
 bench:
 	@# bubblewrap exec and cold create beside raw bwrap
