@@ -53,7 +53,8 @@ for _ in $(seq 100); do
 	sleep 0.2
 done
 [ -n "$win" ] || { echo "screenshots-windows: no window appeared" >&2; cat "$WORK/app.log" >&2; exit 1; }
-xdotool windowmove "$win" 0 0 windowsize "$win" 960 560 2>/dev/null || true
+# below the top edge, where Wine would put a title bar of its own
+xdotool windowmove "$win" 0 30 windowsize "$win" 960 560 2>/dev/null || true
 sleep 3
-import -window root -crop 960x560+0+0 +repage -colors 64 "PNG8:$OUT"
+import -window root -crop 960x560+0+30 +repage -colors 64 "PNG8:$OUT"
 echo "wrote $OUT"
