@@ -31,7 +31,6 @@ cleanup() {
 	set +e
 	"$WINE" "$APP" quit --root "$ROOT" >/dev/null 2>&1
 	[ -n "$PID" ] && wait "$PID" 2>/dev/null
-	"$WINE"server -k 2>/dev/null || wineserver -k 2>/dev/null
 	kill "$XPID" 2>/dev/null
 	rm -rf "$WORK"
 	true
