@@ -7,7 +7,7 @@ SHARED_TOOLS := ../shared/tools
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: windows-app screenshots-windows run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance screenshots bench clean
+.PHONY: run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance clients-test screenshots windows-app screenshots-windows bench clean
 
 run: deps build
 	@if [ "$$(uname)" = Linux ] && [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
@@ -26,7 +26,7 @@ go-check:
 	@command -v $(GO) >/dev/null 2>&1 || { echo "sandboxdesk: Go 1.26 or newer is needed (https://go.dev/dl)" >&2; exit 1; }
 	@$(GO) version | awk '{ split(substr($$3, 3), v, "."); if (v[1] < 1 || (v[1] == 1 && v[2] < 26)) { print "sandboxdesk: Go 1.26 or newer is needed, found " $$3 > "/dev/stderr"; exit 1 } }'
 
-test: deps fmt-check vet unit crosscheck wine-test acceptance
+test: deps fmt-check vet unit crosscheck wine-test acceptance clients-test
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -73,6 +73,11 @@ wine-run:
 # acceptance runs the CLI end to end as a user would, from a fresh root.
 acceptance: build
 	sh testdata/cli_acceptance.sh $(BIN)
+
+# clients-test runs the Go, TypeScript and Python clients against one real
+# controller (skipping a client whose toolchain is missing).
+clients-test: build
+	GO=$(GO) sh clients/test.sh $(BIN)
 
 # screenshots runs the real app under Xvfb and writes PNGs of its screens.
 SCREENSHOTS_DIR ?= docs/screenshots

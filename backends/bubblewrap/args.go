@@ -2,9 +2,11 @@ package bubblewrap
 
 import (
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
+	"sandboxdesk/backends"
 	"sandboxdesk/backends/agent"
 )
 
@@ -12,9 +14,7 @@ import (
 const (
 	homeDir      = "/home/sandbox"
 	workspaceDir = "/workspace"
-	runDir       = "/run/sandboxdesk" // the agent's socket; the sandbox's own folder
 	agentDir     = "/opt/sandboxdesk" // the agent and the libraries it needs, read-only
-	agentSocket  = runDir + "/agent.sock"
 	sandboxUID   = 1000
 	sandboxUser  = "sandbox"
 )
@@ -38,6 +38,14 @@ var hostEtc = []string{
 // generatedEtc are the files the backend writes into the sandbox's folder.
 var generatedEtc = []string{"passwd", "group", "hostname", "hosts"}
 
+// resolvConf is written for a sandbox with a network of its own: the host's
+// names a resolver the sandbox cannot reach (127.0.0.53 on its loopback).
+const resolvConf = "resolv.conf"
+
+// natDNS is the NAT's DNS forwarder inside the sandbox's network
+// (slirp4netns's default 10.0.2.0/24).
+const natDNS = "10.0.2.3"
+
 // layout is everything that decides a sandbox's bwrap command line.
 type layout struct {
 	Name      string // the hostname
@@ -45,7 +53,12 @@ type layout struct {
 	HostImage bool
 	StateDir  string // the sandbox's own folder on the host
 	Workspace string
-	Network   bool
+	Network   backends.Network
+	// InfoFD and SyncFD are the inherited descriptors of network "on"
+	// (0: none): bwrap writes the sandbox's pid to the first, and holds
+	// the second open as long as the sandbox lives, which is how the NAT
+	// helper knows when to end.
+	InfoFD, SyncFD int
 	// Agent is the agent binary on the host; Interp and Libs are the
 	// dynamic loader and libraries it needs (host paths), empty when it is
 	// static.
@@ -55,6 +68,9 @@ type layout struct {
 	// CgroupProcs are cgroup.procs files the sandbox joins before bwrap
 	// starts, so every process in it is limited.
 	CgroupProcs []string
+	// AgentFD is the inherited descriptor of the agent's listening socket,
+	// which bwrap passes on to the agent.
+	AgentFD int
 	// SeccompFD is the inherited descriptor bwrap reads the seccomp filter
 	// from (0: none); NestedUserns leaves user namespaces to the sandbox.
 	SeccompFD    int
@@ -70,6 +86,32 @@ type layout struct {
 type dataMount struct {
 	fd     int
 	inside string
+}
+
+// natMTU is the sandbox interface's MTU: slirp4netns's largest, which
+// moves a bulk transfer in a few large frames instead of many small ones.
+const natMTU = 65520
+
+// natArgs is the command line that gives the network namespace at
+// /proc/self/fd/<netns> a NAT to the host's network, with slirp the
+// slirp4netns binary. nsenter first joins the user namespace that owns that
+// network namespace (/proc/self/fd/<userns>), where the helper's host user
+// is root and the host's is nobody: that is where slirp4netns can make the
+// sandbox's interface, lock itself in its own mount namespace and drop
+// every capability but binding low ports. (slirp4netns's own --userns-path
+// does not serve: with a namespace given by path, its main process never
+// joins the user namespace and --enable-sandbox fails.) The helper writes
+// to readyFD once the interface is up and ends when exitFD closes, which
+// is when the sandbox's bwrap ends. The host's loopback stays out of reach:
+// 10.0.2.2 does not lead to it.
+func natArgs(slirp string, readyFD, exitFD, userns, netns int) []string {
+	return []string{
+		"nsenter", "--preserve-credentials", "--user=/proc/self/fd/" + strconv.Itoa(userns), "--",
+		slirp, "--configure", "--mtu=" + strconv.Itoa(natMTU), "--disable-host-loopback",
+		"--enable-sandbox", "--enable-seccomp",
+		"--ready-fd=" + strconv.Itoa(readyFD), "--exit-fd=" + strconv.Itoa(exitFD),
+		"--netns-type=path", "/proc/self/fd/" + strconv.Itoa(netns), "tap0",
+	}
 }
 
 // etcEntry is one entry of the image's /etc as the sandbox sees it.
@@ -105,8 +147,11 @@ func bwrapArgs(l layout, img imageLayout) []string {
 	if l.SeccompFD > 0 {
 		a = append(a, "--seccomp", strconv.Itoa(l.SeccompFD))
 	}
-	if !l.Network {
+	if l.Network != backends.NetworkHost {
 		a = append(a, "--unshare-net")
+	}
+	if l.Network == backends.NetworkOn && l.InfoFD > 0 {
+		a = append(a, "--info-fd", strconv.Itoa(l.InfoFD), "--sync-fd", strconv.Itoa(l.SyncFD))
 	}
 	for _, kv := range append(sandboxEnv(), l.Trust.env...) {
 		k, v, _ := strings.Cut(kv, "=")
@@ -130,8 +175,14 @@ func bwrapArgs(l layout, img imageLayout) []string {
 	}
 	a = append(a, entryArgs(l.ImageRoot, "opt", img.opt)...)
 	a = append(a, "--tmpfs", "/etc")
-	a = append(a, entryArgs(l.ImageRoot, "etc", img.etc)...)
-	for _, f := range generatedEtc {
+	etc, generated := img.etc, generatedEtc
+	if l.Network != backends.NetworkHost {
+		// the sandbox's own resolver, never the image's
+		etc = slices.DeleteFunc(slices.Clone(etc), func(e etcEntry) bool { return e.name == resolvConf })
+		generated = append(slices.Clone(generatedEtc), resolvConf)
+	}
+	a = append(a, entryArgs(l.ImageRoot, "etc", etc)...)
+	for _, f := range generated {
 		a = append(a, "--ro-bind", filepath.Join(l.StateDir, "etc", f), "/etc/"+f)
 	}
 	for _, m := range l.Trust.dirs {
@@ -145,7 +196,6 @@ func bwrapArgs(l layout, img imageLayout) []string {
 		"--bind", filepath.Join(l.StateDir, "home"), homeDir,
 		"--bind", filepath.Join(l.StateDir, "tmp"), "/tmp",
 		"--bind", l.Workspace, workspaceDir,
-		"--bind", filepath.Join(l.StateDir, "run"), runDir,
 		"--ro-bind", l.Agent, agentDir+"/agent",
 	)
 	for _, lib := range l.Libs {
@@ -155,7 +205,10 @@ func bwrapArgs(l layout, img imageLayout) []string {
 	if l.Interp != "" {
 		a = append(a, agentDir+"/lib/"+filepath.Base(l.Interp), "--library-path", agentDir+"/lib")
 	}
-	return append(a, agentDir+"/agent", agent.Command, agentSocket)
+	// the agent accepts on a socket the controller bound outside the
+	// sandbox and handed down (AgentFD): nothing in the sandbox
+	// is a path the controller dials
+	return append(a, agentDir+"/agent", agent.Command, agent.InheritedPrefix+strconv.Itoa(l.AgentFD))
 }
 
 // entryArgs binds the image's entries of folder dir one by one, and
@@ -181,13 +234,22 @@ func sandboxEnv() []string {
 	}
 }
 
-// etcFiles are the generated /etc files for a sandbox named name.
-func etcFiles(name string) map[string]string {
+// etcFiles are the generated /etc files for a sandbox named name. A
+// sandbox with a network of its own asks the NAT's forwarder for names;
+// one with none has no resolver.
+func etcFiles(name string, network backends.Network) map[string]string {
 	u := strconv.Itoa(sandboxUID)
-	return map[string]string{
+	files := map[string]string{
 		"passwd":   "root:x:0:0:root:/root:/bin/sh\n" + sandboxUser + ":x:" + u + ":" + u + ":" + sandboxUser + ":" + homeDir + ":/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
 		"group":    "root:x:0:\n" + sandboxUser + ":x:" + u + ":\nnogroup:x:65534:\n",
 		"hostname": name + "\n",
 		"hosts":    "127.0.0.1\tlocalhost\n127.0.1.1\t" + name + "\n::1\tlocalhost ip6-localhost ip6-loopback\n",
 	}
+	switch network {
+	case backends.NetworkOn:
+		files[resolvConf] = "nameserver " + natDNS + "\n"
+	case backends.NetworkOff:
+		files[resolvConf] = "# no network: no resolver\n"
+	}
+	return files
 }

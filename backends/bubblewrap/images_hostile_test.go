@@ -295,7 +295,7 @@ func TestHostileImageChangedAfterImport(t *testing.T) {
 			}
 			s := r.spec("changed")
 			s.Image = img
-			_, err = r.b.Start(t.Context(), s, 128)
+			_, err = r.b.Start(t.Context(), withMemory(s, 128))
 			if err == nil {
 				r.b.Remove(t.Context(), s.ID)
 			}

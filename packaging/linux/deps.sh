@@ -6,12 +6,13 @@
 set -eu
 
 # gcc, pkg-config and the GL/X11 headers: cgo for Fyne and SQLite.
-# bubblewrap: the Linux sandbox backend. xvfb, xauth: a display for tests
-# and screenshots. dbus-x11: a session bus for the tray. imagemagick and
-# xdotool: screenshots. busybox-static: real root filesystems for image
-# tests. wine64, gcc-mingw-w64-x86-64: the Windows build's tests (and the
-# Windows app) run under Wine.
-PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap xvfb xauth dbus-x11 imagemagick xdotool busybox-static ca-certificates git wine64 gcc-mingw-w64-x86-64"
+# bubblewrap: the Linux sandbox backend; slirp4netns: its outbound-only
+# network (network "on"); iproute2: the network tests' own test host.
+# xvfb, xauth: a display for tests and screenshots. dbus-x11: a session
+# bus for the tray. imagemagick and xdotool: screenshots. busybox-static:
+# real root filesystems for image tests. wine64, gcc-mingw-w64-x86-64: the
+# Windows build's tests (and the Windows app) run under Wine.
+PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap slirp4netns iproute2 xvfb xauth dbus-x11 imagemagick xdotool busybox-static ca-certificates git wine64 gcc-mingw-w64-x86-64"
 
 if [ "${1:-}" = "--list" ]; then
 	echo "$PACKAGES"
