@@ -125,11 +125,17 @@ func (b *Backend) find(ctx context.Context, distro string) (*Distro, error) {
 }
 
 // Start imports the sandbox's distro the first time, then keeps it
-// running and checks that its workspace is there.
-func (b *Backend) Start(ctx context.Context, spec backends.Spec, _ int64) (backends.Started, error) {
+// running and checks that its workspace is there. The memory the
+// controller decided is not applied: WSL sizes one utility VM for every
+// distro (in the user's .wslconfig), so a sandbox holds and limits
+// nothing of its own, and Started says so.
+func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Started, error) {
 	name, err := distroName(b.cfg.Root, spec.ID)
 	if err != nil {
 		return backends.Started{}, err
+	}
+	if spec.Network == backends.NetworkOff {
+		return backends.Started{}, fmt.Errorf("start sandbox %s: network off is not possible with WSL, whose distros share one network; use on", spec.Name)
 	}
 	d, err := b.find(ctx, name)
 	if err != nil {

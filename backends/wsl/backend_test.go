@@ -172,7 +172,7 @@ func TestScenario(t *testing.T) {
 		t.Fatalf("a fresh WSL observed %v", got)
 	}
 	spec := e.spec(t, "sb-0123456789abcdef", "dev")
-	started, err := e.b.Start(t.Context(), spec, 4096)
+	started, err := e.b.Start(t.Context(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestScenario(t *testing.T) {
 	}
 
 	// a second start finds the distro and does not import it again
-	if _, err := e.b.Start(t.Context(), spec, 0); err != nil {
+	if _, err := e.b.Start(t.Context(), spec); err != nil {
 		t.Fatalf("second start: %v", err)
 	}
 	if data, err := os.ReadFile(filepath.Join(spec.Workspace, "made-inside.txt")); err != nil || string(data) != "hello" {
@@ -228,6 +228,10 @@ func TestScenario(t *testing.T) {
 	}
 	if got := e.observed(t); len(got) != 0 {
 		t.Errorf("after remove observed %v", got)
+	}
+	spec.Network = backends.NetworkOff
+	if _, err := e.b.Start(t.Context(), spec); err == nil || !strings.Contains(err.Error(), "network off") {
+		t.Errorf("network off was not refused: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(spec.StateDir, "distro", "rootfs")); !os.IsNotExist(err) {
 		t.Errorf("the distro's files outlived unregister: %v", err)
@@ -251,7 +255,7 @@ func sameDir(a, b string) bool {
 func TestRootsKeepApart(t *testing.T) {
 	e := newEnv(t)
 	spec := e.spec(t, "sb-1", "one")
-	if _, err := e.b.Start(t.Context(), spec, 0); err != nil {
+	if _, err := e.b.Start(t.Context(), spec); err != nil {
 		t.Fatal(err)
 	}
 	defer e.b.Remove(context.Background(), spec.ID)
@@ -279,7 +283,7 @@ func TestGermanWSL(t *testing.T) {
 		t.Fatalf("German, no distros: %v", got)
 	}
 	spec := e.spec(t, "sb-2", "zwei")
-	if _, err := e.b.Start(t.Context(), spec, 0); err != nil {
+	if _, err := e.b.Start(t.Context(), spec); err != nil {
 		t.Fatal(err)
 	}
 	defer e.b.Remove(context.Background(), spec.ID)
@@ -302,7 +306,7 @@ func TestBrokenWSL(t *testing.T) {
 		e := newEnv(t)
 		t.Setenv("FAKEWSL_FAIL", tt.fail)
 		spec := e.spec(t, "sb-3", "three")
-		if _, err := e.b.Start(t.Context(), spec, 0); !errors.Is(err, tt.want) {
+		if _, err := e.b.Start(t.Context(), spec); !errors.Is(err, tt.want) {
 			t.Errorf("%s: start said %v, want %v", tt.fail, err, tt.want)
 		}
 		if e.b.running(spec.ID) {
@@ -324,7 +328,7 @@ func TestCtrlC(t *testing.T) {
 	}
 	e := newEnv(t)
 	spec := e.spec(t, "sb-4", "four")
-	if _, err := e.b.Start(t.Context(), spec, 0); err != nil {
+	if _, err := e.b.Start(t.Context(), spec); err != nil {
 		t.Fatal(err)
 	}
 	defer e.b.Remove(context.Background(), spec.ID)
