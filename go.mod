@@ -18,6 +18,7 @@ require (
 require (
 	fyne.io/systray v1.11.1-0.20250603113521-ca66a66d8b58 // indirect
 	github.com/BurntSushi/toml v1.5.0 // indirect
+	github.com/Microsoft/go-winio v0.6.4 // indirect
 	github.com/ebitengine/purego v0.11.2 // indirect
 	github.com/elastic/go-seccomp-bpf v1.6.0 // indirect
 	github.com/fredbi/uri v1.1.1 // indirect

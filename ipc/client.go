@@ -30,7 +30,7 @@ type SocketClient struct{ Path string }
 func SocketPath(root string) string { return filepath.Join(root, SocketName) }
 
 func (c *SocketClient) dial(ctx context.Context, req Request) (net.Conn, *bufio.Reader, error) {
-	conn, err := dialUnix(ctx, c.Path)
+	conn, err := dialLocal(ctx, c.Path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -41,16 +41,13 @@ type Server struct {
 	Log     *slog.Logger
 }
 
-// Listen opens the socket at path with mode 0600, replacing a stale one.
-// The caller must own the root (hold its lock), so nothing live is there.
+// Listen opens the socket at path with mode 0600, replacing a stale one
+// (on Windows, the named pipe that stands for it, admitting only this
+// user). The caller must own the root (hold its lock), so nothing live
+// is there.
 func Listen(path string) (net.Listener, error) {
-	os.Remove(path)
-	l, err := listenUnix(path)
+	l, err := listenLocal(path)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", path, err)
-	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		l.Close()
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
 	return l, nil

@@ -47,7 +47,7 @@ func TestTerminalIsTitledWithTheSandbox(t *testing.T) {
 	}{
 		{"linux", found, []string{"x-terminal-emulator", "-T", "sandboxdesk: agent-1", "-e", "/opt/sandboxdesk"}},
 		{"linux", none, []string{"xterm", "-T", "sandboxdesk: agent-1", "-e", "/opt/sandboxdesk"}},
-		{"windows", none, []string{"cmd", "/c", "start", "sandboxdesk: agent-1", "/opt/sandboxdesk"}},
+		{"windows", none, []string{"cmd.exe", "/c", "start", "sandboxdesk: agent-1", "/opt/sandboxdesk"}},
 	} {
 		got := terminalCommand(tc.goos, "sandboxdesk: agent-1", args, tc.look).Args
 		if strings.Join(got[:len(tc.prefix)], "|") != strings.Join(tc.prefix, "|") {

@@ -58,7 +58,8 @@ func terminalCommand(goos, title string, args []string, lookPath func(string) (s
 end tell`, shellQuote(args), title)
 		return exec.Command("osascript", "-e", script)
 	case "windows":
-		return exec.Command("cmd", append([]string{"/c", "start", title}, args...)...)
+		argv := windowsShell(title, args, lookPath)
+		return exec.Command(argv[0], argv[1:]...)
 	}
 	term := "x-terminal-emulator"
 	if _, err := lookPath(term); err != nil {

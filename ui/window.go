@@ -2,8 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"net/url"
-	"path/filepath"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -190,7 +188,7 @@ func (m *mainView) stop() {
 // manager, or its path to copy where there is none.
 func (m *mainView) openWorkspace() {
 	sb := m.sandboxes[m.pick]
-	if err := m.u.fyne.OpenURL(&url.URL{Scheme: "file", Path: filepath.ToSlash(sb.Workspace)}); err != nil {
+	if err := m.u.fyne.OpenURL(folderURL(sb.Workspace)); err != nil {
 		m.u.showProblem("Open the workspace of "+sb.Name, problem{
 			line:     "No file manager could open the workspace of " + sb.Name + ". Its folder is:",
 			copyText: sb.Workspace, detail: err.Error()})
