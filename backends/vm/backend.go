@@ -1,0 +1,355 @@
+// Package vm is the VM sandbox backend, whatever the hypervisor: each
+// sandbox is a machine booted from a guest image's kernel and initrd with
+// exactly the memory the controller resolved, its workspace shared at
+// /workspace and our agent (package guest) answering over one channel.
+// A Driver boots and controls the machines (package qemu on Linux).
+//
+// Each sandbox has a folder of its own under the backend's, owned by the
+// controller: the machine's record, its sockets, console log and disk. A
+// controller that restarts finds the machines still running through it.
+package vm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"sandboxdesk/backends"
+	"sandboxdesk/backends/agent"
+	"sandboxdesk/backends/vm/channel"
+	"sandboxdesk/backends/vm/guest"
+	"sandboxdesk/stream"
+)
+
+// Name is the backend's name in requests and records.
+const Name = "vm"
+
+// ErrGone is a machine that no longer runs.
+var ErrGone = errors.New("the machine is not running")
+
+// Config says where the backend keeps its things.
+type Config struct {
+	// Dir holds one folder per sandbox; created if missing.
+	Dir string
+	// Images is the folder of guest images (see LoadImages).
+	Images string
+	Driver Driver
+	// BootTimeout bounds how long a guest may take to answer after boot;
+	// 5 minutes when zero (software emulation on a busy host is slow).
+	BootTimeout time.Duration
+}
+
+// Backend runs sandboxes as VMs.
+type Backend struct {
+	cfg Config
+
+	mu       sync.Mutex
+	machines map[string]*machine
+}
+
+// machine is one running sandbox.
+type machine struct {
+	id     string
+	dir    string
+	h      Handle
+	record record
+
+	mu     sync.Mutex
+	client *channel.Client
+}
+
+// record is what a sandbox's folder says about the machine in it.
+type record struct {
+	ID        string `json:"id"`
+	Image     string `json:"image"`
+	Digest    string `json:"digest"`
+	MemoryMiB int64  `json:"memoryMiB"`
+	CPUs      int    `json:"cpus"`
+	Driver    string `json:"driver"`
+	Accel     string `json:"accel"`
+}
+
+// New returns the backend.
+func New(cfg Config) (*Backend, error) {
+	if cfg.Driver == nil {
+		return nil, errors.New("vm backend: no hypervisor driver")
+	}
+	if cfg.BootTimeout == 0 {
+		cfg.BootTimeout = 5 * time.Minute
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("vm backend: %w", err)
+	}
+	return &Backend{cfg: cfg, machines: map[string]*machine{}}, nil
+}
+
+// Capabilities: a VM holds the memory it was built with.
+func (b *Backend) Capabilities() backends.Capabilities {
+	return backends.Capabilities{Kind: backends.KindVM, ReservesMemory: true, DefaultImage: "tiny"}
+}
+
+// Images lists the guest images built for this machine.
+func (b *Backend) Images(ctx context.Context) ([]backends.Image, error) {
+	imgs, err := LoadImages(b.cfg.Images)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]backends.Image, len(imgs))
+	for i, img := range imgs {
+		out[i] = img.public()
+	}
+	return out, nil
+}
+
+// image finds the image a sandbox asks for, by name and, when given, by
+// digest.
+func (b *Backend) image(want backends.Image) (Image, error) {
+	imgs, err := LoadImages(b.cfg.Images)
+	if err != nil {
+		return Image{}, err
+	}
+	for _, img := range imgs {
+		if img.Manifest.Name == want.Name && (want.Digest == "" || want.Digest == img.Digest) {
+			return img, nil
+		}
+	}
+	return Image{}, fmt.Errorf("%w: no guest image %q (build it with `make guest-image`)", backends.ErrUnknownImage, want.Name)
+}
+
+func (b *Backend) dir(id string) (string, error) {
+	if id == "" || filepath.Base(id) != id || id[0] == '.' {
+		return "", fmt.Errorf("vm backend: bad sandbox id %q", id)
+	}
+	return filepath.Join(b.cfg.Dir, id), nil
+}
+
+// Start boots the sandbox with its own memory, or the controller's share
+// when it names none, and returns once the agent answers.
+func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMiB int64) (backends.Started, error) {
+	if m := b.get(spec.ID); m != nil {
+		return backends.Started{ReservedMiB: m.record.MemoryMiB}, nil
+	}
+	img, err := b.image(spec.Image)
+	if err != nil {
+		return backends.Started{}, err
+	}
+	if err := img.Verify(); err != nil {
+		return backends.Started{}, err
+	}
+	dir, err := b.dir(spec.ID)
+	if err != nil {
+		return backends.Started{}, err
+	}
+	mem := spec.MemoryMiB
+	if mem == 0 {
+		mem = defaultMemoryMiB
+	}
+	cpus := max(spec.CPUs, 1)
+	hostname := spec.Name
+	if !guest.ValidHostname(hostname) {
+		hostname = "sandbox"
+	}
+	if err := freshDir(dir); err != nil {
+		return backends.Started{}, err
+	}
+	rec := record{ID: spec.ID, Image: img.Manifest.Name, Digest: img.Digest, MemoryMiB: mem, CPUs: cpus,
+		Driver: b.cfg.Driver.Name(), Accel: b.cfg.Driver.Accel(ctx, img)}
+	if err := writeRecord(dir, rec); err != nil {
+		return backends.Started{}, err
+	}
+	h, err := b.cfg.Driver.Boot(ctx, Machine{Dir: dir, Image: img, MemoryMiB: mem, CPUs: cpus,
+		Hostname: hostname, Workspace: spec.Workspace, Network: spec.Network})
+	if err != nil {
+		return backends.Started{}, err
+	}
+	m := &machine{id: spec.ID, dir: dir, h: h, record: rec}
+	bctx, cancel := context.WithTimeout(ctx, b.cfg.BootTimeout)
+	defer cancel()
+	if err := m.waitAgent(bctx); err != nil {
+		h.Kill(context.WithoutCancel(ctx))
+		h.Close()
+		return backends.Started{}, fmt.Errorf("vm %s: the guest did not answer (see %s): %w", spec.Name, filepath.Join(dir, ConsoleLog), err)
+	}
+	b.mu.Lock()
+	b.machines[spec.ID] = m
+	b.mu.Unlock()
+	return backends.Started{ReservedMiB: mem}, nil
+}
+
+// ConsoleLog is the guest's console, in its sandbox's folder.
+const ConsoleLog = "console.log"
+
+// freshDir makes a sandbox's folder, emptied of what a machine that ended
+// left (sockets, logs); a stale record never describes a new machine.
+func freshDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("vm backend: %w", err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("vm backend: %w", err)
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("vm backend: %w", err)
+		}
+	}
+	return nil
+}
+
+func writeRecord(dir string, rec record) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, "machine.json.tmp")
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return fmt.Errorf("vm backend: %w", err)
+	}
+	return os.Rename(tmp, filepath.Join(dir, "machine.json"))
+}
+
+func readRecord(dir string) (record, error) {
+	var rec record
+	data, err := os.ReadFile(filepath.Join(dir, "machine.json"))
+	if err != nil {
+		return rec, err
+	}
+	return rec, json.Unmarshal(data, &rec)
+}
+
+func (b *Backend) get(id string) *machine {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	m := b.machines[id]
+	if m == nil {
+		return nil
+	}
+	select {
+	case <-m.h.Exited():
+		delete(b.machines, id)
+		m.close()
+		return nil
+	default:
+		return m
+	}
+}
+
+// dial opens one agent connection, connecting the channel first when
+// there is none (a new machine, or a channel that broke).
+func (m *machine) dial(ctx context.Context) (net.Conn, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.client == nil || m.client.Closed() {
+		c, err := m.connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		m.client = c
+	}
+	return m.client.Dial(ctx)
+}
+
+// connect opens the channel and checks that the agent answers on it. A
+// guest that has not yet seen the previous host go (a controller that
+// restarted) refuses the first one; it listens anew a moment later.
+func (m *machine) connect(ctx context.Context) (*channel.Client, error) {
+	var last error
+	for range 5 {
+		rwc, err := m.h.Agent(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c, err := channel.NewClient(rwc)
+		if err != nil {
+			rwc.Close()
+			return nil, err
+		}
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, last = agent.Call(pctx, c.Dial, agent.Request{Op: "ping"})
+		cancel()
+		if last == nil {
+			return c, nil
+		}
+		c.Close()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-m.h.Exited():
+			return nil, ErrGone
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+	return nil, fmt.Errorf("the guest agent does not answer: %w", last)
+}
+
+// waitAgent waits for the booting guest's agent to answer.
+func (m *machine) waitAgent(ctx context.Context) error {
+	for {
+		c, err := m.connect(ctx)
+		if err == nil {
+			m.mu.Lock()
+			m.client = c
+			m.mu.Unlock()
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-m.h.Exited():
+			return ErrGone
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func (m *machine) resetChannel() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.client != nil {
+		m.client.Close()
+		m.client = nil
+	}
+}
+
+func (m *machine) close() {
+	m.resetChannel()
+	m.h.Close()
+}
+
+// Close lets go of every machine without stopping it, as a controller
+// that ends leaves them for the next one to adopt.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for id, m := range b.machines {
+		m.close()
+		delete(b.machines, id)
+	}
+	return nil
+}
+
+// Exec runs a command in the guest as its user.
+func (b *Backend) Exec(ctx context.Context, id string, req backends.ExecRequest) (int, error) {
+	m := b.get(id)
+	if m == nil {
+		return -1, backends.ErrNotRunning
+	}
+	code, err := agent.Exec(ctx, m.dial, agent.Request{Args: req.Args, Env: req.Env, Dir: req.Dir, TTY: req.TTY},
+		stream.IO{Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr, Signals: req.Signals, Resizes: req.Resizes})
+	var se *agent.StartError
+	if errors.As(err, &se) {
+		// as a shell reports a command it cannot run
+		if req.Stderr != nil {
+			fmt.Fprintf(req.Stderr, "sandboxdesk: %s\n", se.Message)
+		}
+		code, err = 127, nil
+	}
+	return code, err
+}
