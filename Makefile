@@ -7,7 +7,7 @@ SHARED_TOOLS := ../shared/tools
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: run build deps go-check test fmt-check vet unit crosscheck acceptance screenshots bench clean
+.PHONY: run build deps go-check test fmt-check vet unit crosscheck acceptance screenshots bench clean guest-image
 
 run: deps build
 	@if [ "$$(uname)" = Linux ] && [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
@@ -60,6 +60,15 @@ screenshots: build
 bench:
 	@# bubblewrap exec and cold create beside raw bwrap
 	sh bench/run.sh
+
+# guest-image builds a VM sandbox's kernel, initrd and manifest from
+# Debian packages and our agent, into GUEST_DIR (outside the tree: images
+# are never committed), where the app's VM backend finds them.
+ARCH      ?= amd64
+FLAVOR    ?= tiny
+GUEST_DIR ?= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(HOME)/.cache)/sandboxdesk/guest
+guest-image: go-check
+	sh packaging/guest/build.sh $(ARCH) $(FLAVOR) $(GUEST_DIR)/$(ARCH)-$(FLAVOR)
 
 clean:
 	rm -rf bin

@@ -9,8 +9,10 @@ set -eu
 # bubblewrap: the Linux sandbox backend. xvfb, xauth: a display for tests
 # and screenshots. dbus-x11: a session bus for the tray. imagemagick and
 # xdotool: screenshots. busybox-static: real root filesystems for image
-# tests.
-PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap xvfb xauth dbus-x11 imagemagick xdotool busybox-static ca-certificates git"
+# tests. qemu-system-x86: VM sandboxes (their tests build a guest image
+# from Debian's kernel package, fetched with apt-get download, never
+# installed).
+PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap xvfb xauth dbus-x11 imagemagick xdotool busybox-static qemu-system-x86 ca-certificates git"
 
 if [ "${1:-}" = "--list" ]; then
 	echo "$PACKAGES"
