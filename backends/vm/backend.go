@@ -17,6 +17,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,6 +52,48 @@ type Backend struct {
 
 	mu       sync.Mutex
 	machines map[string]*machine
+	notify   backends.Notify
+}
+
+// SetNotify receives what the backend notices on its own: how a machine
+// runs, and a machine that ended without being stopped.
+func (b *Backend) SetNotify(n backends.Notify) {
+	b.mu.Lock()
+	b.notify = n
+	b.mu.Unlock()
+}
+
+func (b *Backend) tell(ctx context.Context, e backends.Event) {
+	b.mu.Lock()
+	n := b.notify
+	b.mu.Unlock()
+	if n != nil {
+		e.Time = time.Now()
+		n(ctx, e)
+	}
+}
+
+// register keeps m as running and watches for its end: a machine that
+// ends while still registered ended on its own (powered off inside,
+// crashed, killed), and the controller is told.
+func (b *Backend) register(m *machine) {
+	b.mu.Lock()
+	b.machines[m.id] = m
+	b.mu.Unlock()
+	go func() {
+		<-m.h.Exited()
+		b.mu.Lock()
+		mine := b.machines[m.id] == m
+		if mine {
+			delete(b.machines, m.id)
+		}
+		b.mu.Unlock()
+		if mine {
+			m.close()
+			b.tell(context.Background(), backends.Event{ID: m.id, Exited: true,
+				Message: "the VM ended on its own; its console is in " + filepath.Join(m.dir, ConsoleLog)})
+		}
+	}()
 }
 
 // machine is one running sandbox.
@@ -176,10 +219,17 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 		h.Close()
 		return backends.Started{}, fmt.Errorf("vm %s: the guest did not answer (see %s): %w", spec.Name, filepath.Join(dir, ConsoleLog), err)
 	}
-	b.mu.Lock()
-	b.machines[spec.ID] = m
-	b.mu.Unlock()
+	b.register(m)
+	b.tell(ctx, backends.Event{ID: spec.ID, Message: accelNotice(rec)})
 	return backends.Started{ReservedMiB: mem}, nil
+}
+
+// accelNotice says how the machine runs, for inspect.
+func accelNotice(rec record) string {
+	if rec.Accel == "tcg" {
+		return fmt.Sprintf("booted by %s with %d MiB under software emulation (TCG): KVM does not work on this host, so the VM is slow", rec.Driver, rec.MemoryMiB)
+	}
+	return fmt.Sprintf("booted by %s with %d MiB under %s", rec.Driver, rec.MemoryMiB, strings.ToUpper(rec.Accel))
 }
 
 // ConsoleLog is the guest's console, in its sandbox's folder.
@@ -233,12 +283,20 @@ func (b *Backend) get(id string) *machine {
 	}
 	select {
 	case <-m.h.Exited():
-		delete(b.machines, id)
-		m.close()
-		return nil
+		return nil // its watcher forgets it
 	default:
 		return m
 	}
+}
+
+// take removes a machine from the running ones, so its end is the
+// caller's doing and not news.
+func (b *Backend) take(id string) *machine {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	m := b.machines[id]
+	delete(b.machines, id)
+	return m
 }
 
 // dial opens one agent connection, connecting the channel first when
@@ -329,8 +387,8 @@ func (b *Backend) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for id, m := range b.machines {
-		m.close()
 		delete(b.machines, id)
+		m.close()
 	}
 	return nil
 }

@@ -18,11 +18,11 @@ const forceAfter = 10 * time.Second
 // Stop asks the guest to end its commands within grace and power off, and
 // forces the machine off when it does not.
 func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (backends.Stopped, error) {
-	m := b.get(id)
+	m := b.take(id)
 	if m == nil {
 		return backends.Stopped{}, nil
 	}
-	defer b.forget(id)
+	defer m.close()
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	_, err := agent.Call(cctx, m.dial, agent.Request{Op: "poweroff", GraceMs: grace.Milliseconds()})
 	cancel()
@@ -40,16 +40,6 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 	return backends.Stopped{}, nil
 }
 
-func (b *Backend) forget(id string) {
-	b.mu.Lock()
-	m := b.machines[id]
-	delete(b.machines, id)
-	b.mu.Unlock()
-	if m != nil {
-		m.close()
-	}
-}
-
 // Remove forces the machine off if it runs and deletes its folder: disk,
 // checkpoint, logs. The workspace is the controller's and stays.
 func (b *Backend) Remove(ctx context.Context, id string) error {
@@ -57,9 +47,9 @@ func (b *Backend) Remove(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if m := b.get(id); m != nil {
+	if m := b.take(id); m != nil {
 		m.h.Kill(ctx)
-		b.forget(id)
+		m.close()
 	} else if h, err := b.cfg.Driver.Attach(ctx, dir); err == nil {
 		h.Kill(ctx)
 		h.Close()
@@ -107,12 +97,13 @@ func (b *Backend) adopt(ctx context.Context, id, dir string) bool {
 		return false
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if _, ok := b.machines[id]; ok {
+	_, known := b.machines[id]
+	b.mu.Unlock()
+	if known {
 		h.Close()
 		return true
 	}
-	b.machines[id] = &machine{id: id, dir: dir, h: h, record: rec}
+	b.register(&machine{id: id, dir: dir, h: h, record: rec})
 	return true
 }
 
