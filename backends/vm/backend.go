@@ -98,10 +98,11 @@ func (b *Backend) register(m *machine) {
 
 // machine is one running sandbox.
 type machine struct {
-	id     string
-	dir    string
-	h      Handle
-	record record
+	id       string
+	dir      string
+	h        Handle
+	record   record
+	restored bool // from a checkpoint
 
 	mu     sync.Mutex
 	client *channel.Client
@@ -134,7 +135,7 @@ func New(cfg Config) (*Backend, error) {
 
 // Capabilities: a VM holds the memory it was built with.
 func (b *Backend) Capabilities() backends.Capabilities {
-	return backends.Capabilities{Kind: backends.KindVM, ReservesMemory: true, DefaultImage: "tiny"}
+	return backends.Capabilities{Kind: backends.KindVM, ReservesMemory: true, Checkpoints: b.cfg.Driver.CanCheckpoint(), DefaultImage: "tiny"}
 }
 
 // Images lists the guest images built for this machine.
@@ -173,7 +174,8 @@ func (b *Backend) dir(id string) (string, error) {
 }
 
 // Start boots the sandbox with its own memory, or the controller's share
-// when it names none, and returns once the agent answers.
+// when it names none, and returns once the agent answers. A sandbox with
+// a checkpoint is restored instead, with the memory it was built with.
 func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMiB int64) (backends.Started, error) {
 	if m := b.get(spec.ID); m != nil {
 		return backends.Started{ReservedMiB: m.record.MemoryMiB}, nil
@@ -189,47 +191,93 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	if err != nil {
 		return backends.Started{}, err
 	}
-	mem := spec.MemoryMiB
-	if mem == 0 {
-		mem = defaultMemoryMiB
+	mach := Machine{Dir: dir, Image: img, MemoryMiB: spec.MemoryMiB, CPUs: max(spec.CPUs, 1),
+		Hostname: "sandbox", Workspace: spec.Workspace, Network: spec.Network}
+	if mach.MemoryMiB == 0 {
+		mach.MemoryMiB = defaultMemoryMiB
 	}
-	cpus := max(spec.CPUs, 1)
-	hostname := spec.Name
-	if !guest.ValidHostname(hostname) {
-		hostname = "sandbox"
+	if guest.ValidHostname(spec.Name) {
+		mach.Hostname = spec.Name
 	}
-	if err := freshDir(dir); err != nil {
-		return backends.Started{}, err
+	var m *machine
+	if saved, ok := restorable(dir, img); ok {
+		if m, err = b.restore(ctx, spec, mach, saved); err != nil {
+			// the workspace was never in the checkpoint: boot cold
+			b.tell(ctx, backends.Event{ID: spec.ID, Message: "the checkpoint did not restore, so the VM booted cold: " + err.Error()})
+		}
 	}
-	rec := record{ID: spec.ID, Image: img.Manifest.Name, Digest: img.Digest, MemoryMiB: mem, CPUs: cpus,
-		Driver: b.cfg.Driver.Name(), Accel: b.cfg.Driver.Accel(ctx, img)}
-	if err := writeRecord(dir, rec); err != nil {
-		return backends.Started{}, err
-	}
-	h, err := b.cfg.Driver.Boot(ctx, Machine{Dir: dir, Image: img, MemoryMiB: mem, CPUs: cpus,
-		Hostname: hostname, Workspace: spec.Workspace, Network: spec.Network})
-	if err != nil {
-		return backends.Started{}, err
-	}
-	m := &machine{id: spec.ID, dir: dir, h: h, record: rec}
-	bctx, cancel := context.WithTimeout(ctx, b.cfg.BootTimeout)
-	defer cancel()
-	if err := m.waitAgent(bctx); err != nil {
-		h.Kill(context.WithoutCancel(ctx))
-		h.Close()
-		return backends.Started{}, fmt.Errorf("vm %s: the guest did not answer (see %s): %w", spec.Name, filepath.Join(dir, ConsoleLog), err)
+	if m == nil {
+		rec := record{ID: spec.ID, Image: img.Manifest.Name, Digest: img.Digest, MemoryMiB: mach.MemoryMiB, CPUs: mach.CPUs, Driver: b.cfg.Driver.Name()}
+		if m, err = b.cold(ctx, spec, mach, rec); err != nil {
+			return backends.Started{}, err
+		}
 	}
 	b.register(m)
-	b.tell(ctx, backends.Event{ID: spec.ID, Message: accelNotice(rec)})
-	return backends.Started{ReservedMiB: mem}, nil
+	b.tell(ctx, backends.Event{ID: spec.ID, Message: accelNotice(m.record, m.restored)})
+	return backends.Started{ReservedMiB: m.record.MemoryMiB}, nil
+}
+
+// cold boots a machine in an emptied folder.
+func (b *Backend) cold(ctx context.Context, spec backends.Spec, mach Machine, rec record) (*machine, error) {
+	if err := freshDir(mach.Dir); err != nil {
+		return nil, err
+	}
+	rec.Accel = b.cfg.Driver.Accel(ctx, mach.Image)
+	if err := writeRecord(mach.Dir, rec); err != nil {
+		return nil, err
+	}
+	return b.boot(ctx, spec, mach, rec)
+}
+
+// restore brings back the machine saved in its folder, as it was built.
+func (b *Backend) restore(ctx context.Context, spec backends.Spec, mach Machine, saved record) (*machine, error) {
+	if err := clearRuntime(mach.Dir); err != nil {
+		return nil, err
+	}
+	mach.MemoryMiB, mach.CPUs, mach.Restore = saved.MemoryMiB, saved.CPUs, CheckpointFile
+	saved.Accel = b.cfg.Driver.Accel(ctx, mach.Image)
+	if err := writeRecord(mach.Dir, saved); err != nil {
+		return nil, err
+	}
+	return b.boot(ctx, spec, mach, saved)
+}
+
+// boot starts the machine and waits for its agent; a restored machine
+// gets its workspace back and its checkpoint is spent.
+func (b *Backend) boot(ctx context.Context, spec backends.Spec, mach Machine, rec record) (*machine, error) {
+	h, err := b.cfg.Driver.Boot(ctx, mach)
+	if err != nil {
+		return nil, err
+	}
+	m := &machine{id: spec.ID, dir: mach.Dir, h: h, record: rec}
+	bctx, cancel := context.WithTimeout(ctx, b.cfg.BootTimeout)
+	defer cancel()
+	err = m.waitAgent(bctx)
+	if err == nil && mach.Restore != "" {
+		err = b.remount(bctx, m)
+	}
+	if err != nil {
+		h.Kill(context.WithoutCancel(ctx))
+		m.close()
+		return nil, fmt.Errorf("vm %s: the guest did not answer (see %s): %w", spec.Name, filepath.Join(mach.Dir, ConsoleLog), err)
+	}
+	if mach.Restore != "" {
+		m.restored = true
+		os.Remove(filepath.Join(mach.Dir, mach.Restore))
+	}
+	return m, nil
 }
 
 // accelNotice says how the machine runs, for inspect.
-func accelNotice(rec record) string {
-	if rec.Accel == "tcg" {
-		return fmt.Sprintf("booted by %s with %d MiB under software emulation (TCG): KVM does not work on this host, so the VM is slow", rec.Driver, rec.MemoryMiB)
+func accelNotice(rec record, restored bool) string {
+	how := "booted"
+	if restored {
+		how = "restored from its checkpoint"
 	}
-	return fmt.Sprintf("booted by %s with %d MiB under %s", rec.Driver, rec.MemoryMiB, strings.ToUpper(rec.Accel))
+	if rec.Accel == "tcg" {
+		return fmt.Sprintf("%s by %s with %d MiB under software emulation (TCG): KVM does not work on this host, so the VM is slow", how, rec.Driver, rec.MemoryMiB)
+	}
+	return fmt.Sprintf("%s by %s with %d MiB under %s", how, rec.Driver, rec.MemoryMiB, strings.ToUpper(rec.Accel))
 }
 
 // ConsoleLog is the guest's console, in its sandbox's folder.

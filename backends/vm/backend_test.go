@@ -38,6 +38,7 @@ type fakeHandle struct {
 	once   sync.Once
 }
 
+func (d *fakeDriver) CanCheckpoint() bool                 { return false }
 func (d *fakeDriver) Name() string                        { return "fake" }
 func (d *fakeDriver) Accel(context.Context, Image) string { return "tcg" }
 
@@ -82,6 +83,7 @@ func (h *fakeHandle) end()                                     { h.once.Do(func(
 func (h *fakeHandle) MemoryMiB(context.Context) (int64, error) { return h.mem, nil }
 func (h *fakeHandle) Kill(context.Context) error               { h.end(); return nil }
 func (h *fakeHandle) Exited() <-chan struct{}                  { return h.exited }
+func (h *fakeHandle) Save(context.Context, string) error       { return errors.New("no checkpoints here") }
 func (h *fakeHandle) Close() error                             { return nil }
 
 // writeImage makes an image folder with a manifest whose sums match.

@@ -21,6 +21,8 @@ type Driver interface {
 	// Attach finds again the machine booted in dir by an earlier
 	// controller; ErrGone when it no longer runs.
 	Attach(ctx context.Context, dir string) (Handle, error)
+	// CanCheckpoint says whether Handle.Save can work here.
+	CanCheckpoint() bool
 }
 
 // Machine is what to boot.
@@ -39,6 +41,9 @@ type Machine struct {
 	Workspace string
 	// Network: user-mode networking; none when off.
 	Network bool
+	// Restore, when set, names the checkpoint file in Dir the machine is
+	// restored from instead of booting; Boot returns once it runs again.
+	Restore string
 }
 
 // Handle is one running machine.
@@ -48,6 +53,9 @@ type Handle interface {
 	Agent(ctx context.Context) (io.ReadWriteCloser, error)
 	// MemoryMiB reads back the memory the machine has, from the hypervisor.
 	MemoryMiB(ctx context.Context) (int64, error)
+	// Save writes the machine's state to file (in its folder) and ends
+	// it; on an error the machine runs on.
+	Save(ctx context.Context, file string) error
 	// Kill forces the machine off at once.
 	Kill(ctx context.Context) error
 	// Exited is closed when the machine is gone.

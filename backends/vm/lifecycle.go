@@ -15,7 +15,9 @@ import (
 // off once its commands ended, before it is forced off.
 const forceAfter = 10 * time.Second
 
-// Stop asks the guest to end its commands within grace and power off, and
+// Stop saves the machine where the hypervisor can, so its next start
+// finds every process as it was; otherwise (or when the save fails) it
+// asks the guest to end its commands within grace and power off, and
 // forces the machine off when it does not.
 func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (backends.Stopped, error) {
 	m := b.take(id)
@@ -23,6 +25,13 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 		return backends.Stopped{}, nil
 	}
 	defer m.close()
+	if b.cfg.Driver.CanCheckpoint() {
+		err := b.checkpoint(ctx, m)
+		if err == nil {
+			return backends.Stopped{Checkpointed: true}, nil
+		}
+		b.tell(ctx, backends.Event{ID: id, Message: "stopped cold, without a checkpoint: " + err.Error()})
+	}
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	_, err := agent.Call(cctx, m.dial, agent.Request{Op: "poweroff", GraceMs: grace.Milliseconds()})
 	cancel()

@@ -20,7 +20,7 @@ const guestPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 // Serve runs the agent on the virtio-serial port named port, for ever:
 // when the host goes away (a controller restarting) the port reads as
 // ended, and the agent listens again for the next one.
-func Serve(port string, log func(string, ...any)) error {
+func Serve(port, share string, log func(string, ...any)) error {
 	// commands are looked up in the agent's own PATH; the kernel gives the
 	// first process none
 	os.Setenv("PATH", guestPath)
@@ -31,7 +31,11 @@ func Serve(port string, log func(string, ...any)) error {
 		},
 		Dir:        "/workspace",
 		Credential: &syscall.Credential{Uid: UserUID, Gid: UserUID, NoSetGroups: true},
-		Ops:        map[string]func(agent.Request) int{"poweroff": powerOffAfter},
+		Ops: map[string]func(agent.Request) int{
+			"poweroff": powerOffAfter,
+			"release":  release,
+			"mount":    func(agent.Request) int { return status(mountWorkspace(share), log) },
+		},
 	}
 	dev, err := findPort(port)
 	if err != nil {
@@ -51,6 +55,25 @@ func Serve(port string, log func(string, ...any)) error {
 		// the port reads as ended while no host is connected
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// release unmounts the workspace before a checkpoint (QEMU refuses to
+// save a machine while its 9p export is mounted): 1 when something still
+// uses it, and the machine stops cold instead.
+func release(agent.Request) int {
+	unix.Sync()
+	if err := unix.Unmount("/workspace", 0); err != nil {
+		return 1
+	}
+	return 0
+}
+
+func status(err error, log func(string, ...any)) int {
+	if err != nil {
+		log("%v", err)
+		return 1
+	}
+	return 0
 }
 
 // powerOffAfter answers the host, then asks every command to end, waits

@@ -53,6 +53,11 @@ func Args(m vm.Machine, accel string) []string {
 	if m.Image.Manifest.RootDisk != nil {
 		a = append(a, "-drive", "if=virtio,format=qcow2,file="+overlayDisk)
 	}
+	if m.Restore != "" {
+		// QEMU 7.2 has no file: migration; the name is ours and has no
+		// character a shell would read
+		a = append(a, "-incoming", "exec:cat "+filepath.Base(m.Restore))
+	}
 	return a
 }
 

@@ -120,8 +120,19 @@ func (d *Driver) Boot(ctx context.Context, m vm.Machine) (vm.Handle, error) {
 		<-exited
 		return nil, fmt.Errorf("qemu did not start: %w: %s", err, tail(filepath.Join(m.Dir, qemuLog)))
 	}
-	return newHandle(m.Dir, q, cmd.Process.Pid, exited), nil
+	h := newHandle(m.Dir, q, cmd.Process.Pid, exited)
+	if m.Restore != "" {
+		if err := h.waitRunning(ctx); err != nil {
+			h.Kill(context.WithoutCancel(ctx))
+			h.Close()
+			return nil, fmt.Errorf("restore %s: %w: %s", m.Restore, err, tail(filepath.Join(m.Dir, qemuLog)))
+		}
+	}
+	return h, nil
 }
+
+// CanCheckpoint: QEMU saves a machine by migrating it to a file.
+func (d *Driver) CanCheckpoint() bool { return true }
 
 // Attach connects to the machine an earlier controller booted in dir.
 func (d *Driver) Attach(ctx context.Context, dir string) (vm.Handle, error) {
@@ -255,3 +266,91 @@ func isQEMUIn(pid int, dir string) bool {
 }
 
 func (h *handle) Close() error { return h.q.close() }
+
+// waitRunning waits for a restored machine's state to be loaded.
+func (h *handle) waitRunning(ctx context.Context) error {
+	for {
+		ret, err := h.q.execute(ctx, "query-status", nil)
+		if err != nil {
+			return err
+		}
+		var st struct {
+			Status string `json:"status"`
+		}
+		json.Unmarshal(ret, &st)
+		switch st.Status {
+		case "running":
+			return nil
+		case "paused":
+			// saved paused, loaded paused: run it
+			if _, err := h.q.execute(ctx, "cont", nil); err != nil {
+				return err
+			}
+		case "inmigrate", "prelaunch", "restore-vm":
+		default:
+			return fmt.Errorf("the machine is %q after loading its state", st.Status)
+		}
+		select {
+		case <-h.exited:
+			return errGone
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// Save pauses the machine, migrates its state into file (written beside
+// as file.tmp, renamed once complete) and quits QEMU. On failure the
+// machine runs on.
+func (h *handle) Save(ctx context.Context, file string) error {
+	file = filepath.Base(file)
+	if _, err := h.q.execute(ctx, "stop", nil); err != nil {
+		return err
+	}
+	err := h.migrate(ctx, file+".tmp")
+	if err == nil {
+		err = os.Rename(filepath.Join(h.dir, file+".tmp"), filepath.Join(h.dir, file))
+	}
+	if err != nil {
+		os.Remove(filepath.Join(h.dir, file+".tmp"))
+		h.q.execute(context.WithoutCancel(ctx), "cont", nil)
+		return fmt.Errorf("save the VM: %w", err)
+	}
+	h.q.execute(ctx, "quit", nil)
+	select {
+	case <-h.exited:
+	case <-time.After(10 * time.Second):
+		h.Kill(context.WithoutCancel(ctx))
+	}
+	return nil
+}
+
+func (h *handle) migrate(ctx context.Context, tmp string) error {
+	if _, err := h.q.execute(ctx, "migrate", map[string]any{"uri": "exec:cat > " + tmp}); err != nil {
+		return err
+	}
+	for {
+		ret, err := h.q.execute(ctx, "query-migrate", nil)
+		if err != nil {
+			return err
+		}
+		var st struct {
+			Status string `json:"status"`
+			Error  string `json:"error-desc"`
+		}
+		json.Unmarshal(ret, &st)
+		switch st.Status {
+		case "completed":
+			return nil
+		case "failed", "cancelled":
+			return fmt.Errorf("migration %s: %s", st.Status, st.Error)
+		}
+		select {
+		case <-ctx.Done():
+			h.q.execute(context.WithoutCancel(ctx), "migrate_cancel", nil)
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

@@ -17,8 +17,8 @@ func logf(format string, args ...any) {
 }
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "serve" {
-		err := guest.Serve(os.Args[2], logf)
+	if len(os.Args) == 4 && os.Args[1] == "serve" {
+		err := guest.Serve(os.Args[2], os.Args[3], logf)
 		logf("agent: %v", err)
 		os.Exit(1)
 	}
@@ -32,7 +32,7 @@ func main() {
 	// orphan, which would steal the exit statuses the agent waits for
 	go func() {
 		for {
-			cmd := exec.Command("/proc/self/exe", "serve", s.Port)
+			cmd := exec.Command("/proc/self/exe", "serve", s.Port, s.Share)
 			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 			if err := cmd.Start(); err != nil {
 				logf("start agent: %v", err)
