@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"time"
 
 	"sandboxdesk/backends/vm/guest"
 )
@@ -40,6 +41,8 @@ func main() {
 			}
 			cmd.Process.Wait()
 			logf("agent ended; starting it again")
+			time.Sleep(time.Second) // never a hot loop on a broken port
+
 		}
 	}()
 	guest.Reap()
