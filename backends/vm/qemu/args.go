@@ -28,6 +28,10 @@ func Args(m vm.Machine, accel string) []string {
 		" sandboxdesk.net=" + onOff(m.Network) + " sandboxdesk.share=" + guest.DefaultShare + " sandboxdesk.port=" + guest.DefaultPort)
 	a := []string{
 		"-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
+		// QEMU's own seccomp filter: no obsolete calls, no gaining
+		// privileges, no scheduler or resource changes. Spawning stays
+		// allowed: a checkpoint is written through "exec:cat".
+		"-sandbox", "on,obsolete=deny,elevateprivileges=deny,resourcecontrol=deny",
 		"-accel", accel, "-cpu", cpu,
 		"-m", strconv.FormatInt(m.MemoryMiB, 10), "-smp", strconv.Itoa(m.CPUs),
 		"-kernel", opt(m.Image.Path(m.Image.Manifest.Kernel)),
