@@ -4,7 +4,10 @@ package qemu
 
 import (
 	"context"
+	"strings"
 	"testing"
+
+	"sandboxdesk/backends"
 
 	"sandboxdesk/controller"
 	"sandboxdesk/host"
@@ -83,5 +86,11 @@ func TestControllerSharesMemoryBetweenRealVMs(t *testing.T) {
 	}
 	if a, bb := held("a"), held("b"); a != 2048 || bb != 2048 {
 		t.Errorf("launched together: a %d, b %d MiB; want the same share, 2048 each", a, bb)
+	}
+	// --network off: the machine has no network device at all
+	var out strings.Builder
+	code, err := c.Exec(ctx, ipc.Ref{Name: "a"}, backends.ExecRequest{Args: []string{"ls", "/sys/class/net"}, Stdout: &out})
+	if err != nil || code != 0 || strings.TrimSpace(out.String()) != "lo" {
+		t.Errorf("network off: exit %d, %v, interfaces %q; want lo alone", code, err, out.String())
 	}
 }
