@@ -8,6 +8,7 @@ package backends
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"syscall"
 	"time"
@@ -37,10 +38,10 @@ type Image struct {
 // Capabilities tells the controller what a backend can do, so it never has
 // to ask which backend it is talking to.
 type Capabilities struct {
+	// Kind says whether the backend reserves memory (a VM) or only limits
+	// host processes; the controller reads what a start really did from
+	// Started, so no other memory flag is needed.
 	Kind Kind
-	// ReservesMemory: the backend builds each sandbox with a fixed amount
-	// of memory and holds it while it runs (a VM).
-	ReservesMemory bool
 	// Checkpoints: a stopped sandbox may keep a checkpoint that makes the
 	// next start warm.
 	Checkpoints bool
@@ -55,17 +56,50 @@ type Spec struct {
 	Root string // the controller's root, marked on everything the backend makes
 
 	Image Image
-	// MemoryMiB is the sandbox's own memory, 0 when it named none.
+	// MemoryMiB is the memory the controller decided for this start: the
+	// sandbox's own value, else the Settings default, else its share of
+	// the budget. Never 0; the backend builds (or limits) with exactly it.
 	MemoryMiB int64
-	CPUs      int
-	DiskMiB   int64
-	Network   bool
+	// CPUs and DiskMiB are likewise resolved by the controller.
+	CPUs    int
+	DiskMiB int64
+	Network Network
+	// NestedUserns lets the sandbox make user namespaces of its own
+	// (rootless containers, browser sandboxes); off, the seccomp filter
+	// denies them.
+	NestedUserns bool
 
 	// Workspace is the host folder bound at /workspace; it outlives the
 	// sandbox's ID. StateDir is the sandbox's own folder (home, installed
 	// tools), removed with the ID.
 	Workspace string
 	StateDir  string
+}
+
+// Network is how a sandbox reaches the network.
+type Network string
+
+const (
+	// NetworkOn is outbound only: the sandbox has a network of its own
+	// behind a NAT, and cannot reach the host's loopback, its abstract
+	// sockets or another sandbox.
+	NetworkOn Network = "on"
+	// NetworkOff is no network at all: only the sandbox's own loopback.
+	NetworkOff Network = "off"
+	// NetworkHost shares the host's network, loopback services included;
+	// only when a person asks for it.
+	NetworkHost Network = "host"
+)
+
+// ParseNetwork reads a network setting; "" is the default, on.
+func ParseNetwork(s string) (Network, error) {
+	switch n := Network(s); n {
+	case "":
+		return NetworkOn, nil
+	case NetworkOn, NetworkOff, NetworkHost:
+		return n, nil
+	}
+	return "", fmt.Errorf("network %q: use on (outbound only), off (none) or host (the host's own network, loopback included)", s)
 }
 
 // Started is what a backend really did at start.
@@ -88,6 +122,9 @@ type Stopped struct {
 type Observed struct {
 	ID      string
 	Running bool
+	// ReservedMiB and MemoryLimitMiB are what a running sandbox holds, as
+	// in Started; 0 when the backend cannot tell.
+	ReservedMiB, MemoryLimitMiB int64
 }
 
 // ExecRequest is a command to run inside a sandbox.

@@ -60,7 +60,7 @@ func (f *durationFlag) value() *int64 {
 
 var createCommand = command{
 	summary: "create a sandbox, or reuse the one of that name if it still serves, and start it",
-	usage:   "NAME [--backend NAME] [--image IMAGE] [--memory SIZE] [--cpus N] [--disk SIZE] [--idle-timeout DUR] [--max-lifetime DUR] [--stop-grace DUR] [--network on|off] [--replace]",
+	usage:   "NAME [--backend NAME] [--image IMAGE] [--memory SIZE] [--cpus N] [--disk SIZE] [--idle-timeout DUR] [--max-lifetime DUR] [--stop-grace DUR] [--network on|off|host] [--replace]",
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		image := fs.String("image", "", "image to start from (default: the backend's, 'host' on Linux)")
 		backend := fs.String("backend", "", "vm or bubblewrap on Linux (default: the platform's; images lists what each offers)")
@@ -74,16 +74,13 @@ var createCommand = command{
 		fs.Var(&idle, "idle-timeout", "stop after this long without a command (default: none)")
 		fs.Var(&life, "max-lifetime", "stop this long after creation (default: none)")
 		fs.Var(&grace, "stop-grace", "how long stop waits before it kills (default: 10s)")
-		network := fs.String("network", "on", "on, or off for an isolated network")
+		network := fs.String("network", "on", "on (outbound only, through a NAT), off (none), or host (the host's own network, loopback services included)")
 		replace := fs.Bool("replace", false, "remove the sandbox and its workspace first, then build clean")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) != 1 {
 				return usagef("create takes one sandbox name")
 			}
-			if *network != "on" && *network != "off" {
-				return usagef("--network %q: use on or off", *network)
-			}
-			req := ipc.CreateRequest{Name: args[0], Prefix: e.prefix, Backend: *backend, Image: *image, NetworkOff: *network == "off", Replace: *replace,
+			req := ipc.CreateRequest{Name: args[0], Prefix: e.prefix, Backend: *backend, Image: *image, Network: *network, Replace: *replace,
 				IdleTimeoutMs: idle.ceiling(), MaxLifetimeMs: life.ceiling(), StopGraceMs: grace.value()}
 			if memory.set {
 				v := memory.size.MiB()
@@ -293,7 +290,7 @@ func sandboxDetail(sb ipc.Sandbox, now time.Time) [][]string {
 	rows := [][]string{
 		{"Name", sb.Name}, {"ID", sb.ID}, {"State", stateWord(sb)}, {"Image", sb.Image}, {"Backend", sb.Backend},
 		{"Memory", memoryWord(sb)}, {"CPUs", cpusWord(sb.CPUs)}, {"Disk", mibOrDefault(sb.DiskMiB)},
-		{"Network", map[bool]string{true: "on", false: "off"}[sb.Network]},
+		{"Network", networkWord(sb.Network)},
 		{"Idle timeout", msWord(sb.IdleTimeoutMs)}, {"Max lifetime", msWord(sb.MaxLifetimeMs)},
 		{"Stop grace", time.Duration(sb.StopGraceMs * int64(time.Millisecond)).String()},
 		{"Created", sb.CreatedAt.Local().Format(time.DateTime) + " (" + ago(now.Sub(sb.CreatedAt)) + ")"},
@@ -306,6 +303,18 @@ func sandboxDetail(sb ipc.Sandbox, now time.Time) [][]string {
 		rows = append(rows, []string{"Error", sb.Error})
 	}
 	return rows
+}
+
+// networkWord says what a sandbox's network reaches; "host" is the one a
+// person must not miss.
+func networkWord(n string) string {
+	switch n {
+	case "on":
+		return "on (outbound only)"
+	case "host":
+		return "host (shares the host's network, loopback services included)"
+	}
+	return n
 }
 
 func stateWord(sb ipc.Sandbox) string {

@@ -23,9 +23,9 @@ type Backend interface {
 	Capabilities() backends.Capabilities
 	// Images lists the images the backend can start sandboxes from.
 	Images(ctx context.Context) ([]backends.Image, error)
-	// Start builds or boots the sandbox. defaultMemoryMiB is what the
-	// controller resolved for a sandbox that names no memory of its own.
-	Start(ctx context.Context, spec backends.Spec, defaultMemoryMiB int64) (backends.Started, error)
+	// Start builds or boots the sandbox with spec.MemoryMiB, the one
+	// number the controller decided; the backend does not choose.
+	Start(ctx context.Context, spec backends.Spec) (backends.Started, error)
 	// Stop asks the sandbox's processes to end and kills what is left
 	// after grace.
 	Stop(ctx context.Context, id string, grace time.Duration) (backends.Stopped, error)
@@ -62,7 +62,9 @@ func (c *Controller) backendEvent(ctx context.Context, e backends.Event) {
 		ch := change{event: ev}
 		if e.Exited && r.State.Active() {
 			cp := *r
-			cp.State, cp.ReservedMiB, cp.LimitMiB = ipc.StateStopped, 0, 0
+			// the reason stays on the sandbox until its next start: a stop
+			// nobody asked for is what a person looks for first
+			cp.State, cp.Error, cp.ReservedMiB, cp.LimitMiB, cp.Restore = ipc.StateStopped, e.Message, 0, 0, false
 			ch = change{put: []*record{&cp}, event: c.stateEvent(&cp, e.Message)}
 		}
 		if err := c.commitLocked(ctx, ch); err != nil {
@@ -116,6 +118,9 @@ type Controller struct {
 	queue  []*waiter                // FIFO of starts waiting for a slot
 	execs  map[string]int           // running execs by id: a sandbox in use is not idle
 	names  map[string]chan struct{} // one lock per full name
+	// unsaved holds records changed in memory that a full disk kept out
+	// of the database, by id; the next change that saves takes them along
+	unsaved map[string]bool
 }
 
 // Open takes ownership of the root: the lock, the database, and a
@@ -148,6 +153,7 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 		measure: o.Measure, clock: o.Clock, log: o.Logger, lock: lock,
 		events: newBroker(),
 		boxes:  map[string]*record{}, execs: map[string]int{}, names: map[string]chan struct{}{},
+		unsaved: map[string]bool{},
 	}
 	if c.measure == nil {
 		c.measure = func(ctx context.Context) (host.Info, error) { return host.Measure(ctx, root) }
@@ -158,8 +164,14 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 	if c.log == nil {
 		c.log = slog.Default()
 	}
-	c.store, err = openStore(ctx, filepath.Join(root, "state.db"))
+	var rebuildWhy string
+	c.store, rebuildWhy, err = c.openState(ctx)
 	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	if err := c.rebuild(ctx, rebuildWhy); err != nil {
+		c.store.close()
 		lock.release()
 		return nil, err
 	}
@@ -173,6 +185,7 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 		lock.release()
 		return nil, err
 	}
+	c.ensureReserve()
 	return c, nil
 }
 
@@ -188,12 +201,14 @@ func (c *Controller) Close() error {
 	return err
 }
 
-// Shutdown stops every running sandbox gracefully, then closes.
+// Shutdown stops every running sandbox gracefully, then closes. The
+// sandboxes it stops are marked to be restored: the next launch starts
+// them again (Restore), unlike those a user stopped.
 func (c *Controller) Shutdown(ctx context.Context) error {
 	var errs []error
 	for _, r := range c.snapshot("", true) {
 		if r.State.Active() || r.State == ipc.StateQueued {
-			if _, err := c.Stop(ctx, ipc.Ref{Prefix: r.Prefix, Name: r.Name}); err != nil {
+			if _, err := c.stop(ctx, ipc.Ref{Prefix: r.Prefix, Name: r.Name}, reasonShutdown); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -206,8 +221,9 @@ func (c *Controller) Shutdown(ctx context.Context) error {
 func (c *Controller) Root() string { return c.root }
 
 // Subscribe returns a channel of events and a function that ends the
-// subscription. Events are never dropped; a slow subscriber only delays
-// itself.
+// subscription. A slow subscriber only delays itself, up to maxQueued
+// events behind; beyond that it is sent a notice saying so and its
+// channel closes: subscribe again and re-read the state.
 func (c *Controller) Subscribe() (<-chan ipc.Event, func()) { return c.events.subscribe() }
 
 // snapshot copies the records of one prefix (or all, when all is true),
@@ -263,42 +279,6 @@ func (c *Controller) tryLockName(fullName string) (func(), bool) {
 	default:
 		return nil, false
 	}
-}
-
-// commit saves a change and, once it is saved, applies it to the records
-// in memory and publishes its event. It is called with c.mu held so that
-// memory, database and subscribers see changes in the same order.
-func (c *Controller) commitLocked(ctx context.Context, ch change) error {
-	// a state change must land even if the caller's context just ended,
-	// or memory and database would disagree
-	if err := c.store.apply(context.WithoutCancel(ctx), ch); err != nil {
-		return err
-	}
-	for _, id := range ch.delete {
-		for name, r := range c.boxes {
-			if r.ID == id {
-				delete(c.boxes, name)
-			}
-		}
-	}
-	for _, r := range ch.put {
-		cp := *r
-		c.boxes[r.FullName] = &cp
-	}
-	if ch.event.Kind != "" {
-		c.events.publish(ch.event)
-	}
-	return nil
-}
-
-// setState records a new state for r (already changed by the caller) with
-// one event.
-func (c *Controller) setStateLocked(ctx context.Context, r *record, message string) error {
-	return c.commitLocked(ctx, change{put: []*record{r}, event: c.stateEvent(r, message)})
-}
-
-func (c *Controller) stateEvent(r *record, message string) ipc.Event {
-	return ipc.Event{Time: c.clock.Now(), Kind: ipc.EventState, Sandbox: r.FullName, ID: r.ID, State: r.State, Message: message}
 }
 
 // Notice publishes something clients should know that changes no state

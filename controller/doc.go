@@ -3,7 +3,9 @@
 // the fixed ranges, the reuse rule), the lifecycle of every sandbox
 // (queued, starting, running, stopping, suspended, stopped, broken),
 // admission and retention, the sweeps that stop idle and expired
-// sandboxes, and the SQLite store under the root. It drives backends
+// sandboxes, and the SQLite store under the root (rebuilt from each
+// sandbox folder's sandbox.json when it is lost or damaged, and kept
+// writable on a full disk by a small space reserve). It drives backends
 // through the small Backend interface declared here and publishes every
 // state change as an ipc.Event.
 //

@@ -7,9 +7,13 @@ import (
 )
 
 // broker fans events out to subscribers. Each subscriber has its own
-// unbounded queue drained by its own goroutine, so a slow subscriber (a UI
-// busy drawing, a socket client on a slow link) never blocks the
-// controller and never loses a state change.
+// queue drained by its own goroutine, so a slow subscriber (a UI busy
+// drawing, a socket client on a slow link) never blocks the controller.
+// The queue is bounded: a subscriber that falls maxQueued events behind
+// has stopped reading, and keeping everything for it would grow memory
+// without end. It is dropped: its queue is replaced by one notice saying
+// so, and its channel then closes, a clear end on which a client
+// subscribes again and re-reads the state.
 type broker struct {
 	mu     sync.Mutex
 	seq    int64
@@ -24,6 +28,12 @@ type subscriber struct {
 	done  bool
 	out   chan ipc.Event
 }
+
+// maxQueued is how far a subscriber may fall behind before it is dropped.
+const maxQueued = 256
+
+// droppedMessage ends the events of a subscriber that stopped reading.
+const droppedMessage = "events stopped: this subscriber fell 256 events behind; subscribe again and re-read the state"
 
 func newBroker() *broker { return &broker{subs: map[*subscriber]struct{}{}} }
 
@@ -75,13 +85,21 @@ func (s *subscriber) pump(stop chan struct{}) {
 	}
 }
 
-func (s *subscriber) push(e ipc.Event) {
+// push queues e, or, when the subscriber is maxQueued behind, replaces its
+// queue with the notice that ends it and reports that it is dropped.
+func (s *subscriber) push(e ipc.Event) (dropped bool) {
 	s.mu.Lock()
-	if !s.done {
+	switch {
+	case s.done:
+	case len(s.queue) >= maxQueued:
+		s.queue = append(s.queue[:0:0], ipc.Event{Time: e.Time, Seq: e.Seq, Kind: ipc.EventNotice, Message: droppedMessage})
+		s.done, dropped = true, true
+	default:
 		s.queue = append(s.queue, e)
 	}
 	s.mu.Unlock()
 	s.cond.Signal()
+	return dropped
 }
 
 // finish lets the pump deliver what is queued, then close the channel.
@@ -101,8 +119,22 @@ func (b *broker) publish(e ipc.Event) {
 	b.seq++
 	e.Seq = b.seq
 	for s := range b.subs {
-		s.push(e)
+		if s.push(e) {
+			delete(b.subs, s)
+		}
 	}
+}
+
+// buffered counts the events queued for subscribers, and the subscribers.
+func (b *broker) buffered() (events, subs int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for s := range b.subs {
+		s.mu.Lock()
+		events += len(s.queue)
+		s.mu.Unlock()
+	}
+	return events, len(b.subs)
 }
 
 // close ends every subscription after what is queued is delivered.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,6 +38,8 @@ type env struct {
 	vm    *testvm.Backend
 	clock *fakeClock
 	host  host.Info
+	// measures counts the host measurements the controller took
+	measures atomic.Int64
 }
 
 type envOption func(*env)
@@ -69,7 +72,7 @@ func openEnv(t *testing.T, cfg testvm.Config, opts ...envOption) *env {
 		Root:           e.root,
 		Backends:       map[string]Backend{testvm.Name: vm},
 		DefaultBackend: testvm.Name,
-		Measure:        func(context.Context) (host.Info, error) { return e.host, nil },
+		Measure:        func(context.Context) (host.Info, error) { e.measures.Add(1); return e.host, nil },
 		Clock:          e.clock,
 	})
 	if err != nil {
@@ -125,4 +128,50 @@ type backendsSpec = backends.Spec
 func (e *env) workspaceExists(name string) bool {
 	_, err := os.Stat(e.c.workspace(name))
 	return err == nil
+}
+
+// withMemory gives a spec the memory the controller would have decided.
+func withMemory(s backendsSpec, mib int64) backendsSpec { s.MemoryMiB = mib; return s }
+
+// reopen closes the controller and opens another over the same root and
+// test backend folder, as a restart does.
+func (e *env) reopen(cfg testvm.Config) {
+	e.t.Helper()
+	e.c.Close()
+	vm, err := testvm.New(filepath.Join(e.root, "testvm"), cfg)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.vm = vm
+	e.c, err = Open(e.t.Context(), Options{
+		Root: e.root, Backends: map[string]Backend{testvm.Name: vm}, DefaultBackend: testvm.Name,
+		Measure: func(context.Context) (host.Info, error) { e.measures.Add(1); return e.host, nil }, Clock: e.clock,
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { e.c.Close() })
+}
+
+// states lists every sandbox's state by name.
+func (e *env) states() map[string]ipc.State {
+	e.t.Helper()
+	list, err := e.c.List(e.t.Context(), "")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	out := map[string]ipc.State{}
+	for _, sb := range list {
+		out[sb.Name] = sb.State
+	}
+	return out
+}
+
+// sql runs a statement on the controller's database, for tests that make
+// a write fail the way a full disk would.
+func (e *env) sql(stmt string) {
+	e.t.Helper()
+	if _, err := e.c.store.db.Exec(stmt); err != nil {
+		e.t.Fatal(err)
+	}
 }

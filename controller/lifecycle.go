@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"sandboxdesk/backends"
-	"sandboxdesk/host"
 	"sandboxdesk/ipc"
 )
 
@@ -39,17 +38,26 @@ func (c *Controller) Create(ctx context.Context, req ipc.CreateRequest) (ipc.San
 		return ipc.Sandbox{}, ipc.Errorf(ipc.ErrConflict, "the name %s is taken by a sandbox of fleet %q", full, existing.Prefix)
 	}
 	reason := "created"
+	m := c.measureNow(ctx) // once: the reuse check and the start read it
 	if existing != nil && req.Replace {
+		if err := c.roomToBuild(full, m); err != nil {
+			return ipc.Sandbox{}, err
+		}
 		if err := c.destroy(ctx, existing, true, "replaced"); err != nil {
 			return ipc.Sandbox{}, err
 		}
 		existing, reason = nil, "replaced: workspace emptied"
 	}
 	if existing != nil {
-		ok, why := serves(existing, s, c.clock.Now(), c.held(ctx))
+		ok, why := serves(existing, s, c.clock.Now(), c.heldBy(ctx, existing, m))
+		if !ok {
+			if err := c.roomToBuild(full, m); err != nil {
+				return ipc.Sandbox{}, err
+			}
+		}
 		if ok {
 			if !existing.State.Active() {
-				if err := c.start(ctx, existing, false); err != nil {
+				if err := c.start(ctx, existing, false, m); err != nil {
 					return ipc.Sandbox{}, err
 				}
 			}
@@ -59,12 +67,14 @@ func (c *Controller) Create(ctx context.Context, req ipc.CreateRequest) (ipc.San
 			return ipc.Sandbox{}, err
 		}
 		reason = "rebuilt, workspace kept: " + why
+	} else if err := c.roomToBuild(full, m); err != nil {
+		return ipc.Sandbox{}, err
 	}
 	r, err := c.build(ctx, req.Prefix, req.Name, full, s, reason)
 	if err != nil {
 		return ipc.Sandbox{}, err
 	}
-	if err := c.start(ctx, r, true); err != nil {
+	if err := c.start(ctx, r, true, m); err != nil {
 		return ipc.Sandbox{}, err
 	}
 	return c.Inspect(ctx, ipc.Ref{Prefix: req.Prefix, Name: req.Name})
@@ -83,16 +93,32 @@ func (c *Controller) build(ctx context.Context, prefix, name, full string, s sha
 		IdleTimeout: s.IdleTimeout, MaxLifetime: s.MaxLifetime, StopGrace: s.StopGrace,
 		State: ipc.StateStopped, CreatedAt: c.clock.Now(),
 	}
-	for _, dir := range []string{c.stateDir(id), c.workspace(full)} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("create sandbox %s: %w", full, err)
+	// a failed create leaves nothing behind: no state folder, and no
+	// workspace unless one was already there (a rebuild keeps it)
+	ws := c.workspace(full)
+	_, err = os.Lstat(ws)
+	hadWorkspace := err == nil
+	undo := func() {
+		removeTree(c.stateDir(id))
+		if !hadWorkspace {
+			os.Remove(ws) // only if still empty
 		}
+	}
+	for _, dir := range []string{c.stateDir(id), ws} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			undo()
+			return nil, diskError(fmt.Sprintf("create sandbox %s", full), dir, err)
+		}
+	}
+	if err := writeMeta(c.stateDir(id), r); err != nil {
+		undo()
+		return nil, diskError(fmt.Sprintf("create sandbox %s", full), c.stateDir(id), err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.setStateLocked(ctx, r, reason); err != nil {
-		os.RemoveAll(c.stateDir(id))
-		return nil, err
+		undo()
+		return nil, fmt.Errorf("create sandbox %s: %w", full, err)
 	}
 	return r, nil
 }
@@ -118,9 +144,10 @@ func (c *Controller) get(full string) *record {
 
 // start admits r (waiting in the queue if the host is full) and boots it.
 // A start that is called off while queued leaves r as it was, or, for a
-// sandbox built by this very call (fresh), leaves nothing at all.
-func (c *Controller) start(ctx context.Context, r *record, fresh bool) error {
-	lim, err := c.Limits(ctx)
+// sandbox built by this very call (fresh), leaves nothing at all. m is
+// the host as this start measured it.
+func (c *Controller) start(ctx context.Context, r *record, fresh bool, m measured) error {
+	lim, err := c.limitsOn(ctx, m)
 	if err != nil {
 		return err
 	}
@@ -140,7 +167,7 @@ func (c *Controller) start(ctx context.Context, r *record, fresh bool) error {
 			return err
 		}
 	}
-	return c.boot(ctx, r.FullName)
+	return c.boot(ctx, r.FullName, m)
 }
 
 // forget deletes a sandbox that never ran and its folders; its workspace
@@ -158,9 +185,9 @@ func (c *Controller) forget(r *record) {
 	os.Remove(c.workspace(r.FullName)) // only succeeds when empty
 }
 
-// boot resolves the memory of a sandbox already marked starting, with
-// itself counted, and asks the backend to start it.
-func (c *Controller) boot(ctx context.Context, full string) error {
+// boot decides the memory of a sandbox already marked starting, with
+// itself counted, and asks the backend to start it with that one number.
+func (c *Controller) boot(ctx context.Context, full string, m measured) error {
 	r := c.get(full)
 	if r == nil {
 		return ipc.Errorf(ipc.ErrNotFound, "sandbox %s vanished while starting", full)
@@ -169,26 +196,18 @@ func (c *Controller) boot(ctx context.Context, full string) error {
 	if err != nil {
 		return c.failStart(ctx, r, err)
 	}
-	// one measurement serves the memory share and the default CPUs
-	info, merr := c.measure(ctx)
-	def, err := c.resolveMemory(ctx, info, merr)
-	if err != nil && r.MemoryMiB == 0 {
+	d, err := c.decide(ctx, r.MemoryMiB, m, true)
+	if err != nil {
 		return c.failStart(ctx, r, err)
 	}
 	spec := backends.Spec{
 		ID: r.ID, Name: r.FullName, Root: c.root,
 		Image:     backends.Image{Name: r.Image, Digest: r.ImageDigest},
-		MemoryMiB: r.MemoryMiB, CPUs: r.CPUs, DiskMiB: r.DiskMiB, Network: r.Network,
+		MemoryMiB: d.MemoryMiB, CPUs: pick(r.CPUs, d.CPUs), DiskMiB: pick(r.DiskMiB, d.DiskMiB), Network: r.Network,
 		Workspace: c.workspace(r.FullName), StateDir: c.stateDir(r.ID),
 	}
-	if spec.CPUs == 0 {
-		spec.CPUs = heldOn(info, merr).cpus
-	}
-	if spec.DiskMiB == 0 {
-		spec.DiskMiB = StandardSize.DiskMiB
-	}
 	c.Progress(r.FullName, 0, "starting ("+r.Backend+")")
-	started, err := b.Start(ctx, spec, def)
+	started, err := b.Start(ctx, spec)
 	c.Progress(r.FullName, 1, "")
 	if err != nil {
 		return c.failStart(ctx, r, fmt.Errorf("start sandbox %s: %w", r.FullName, err))
@@ -196,26 +215,11 @@ func (c *Controller) boot(ctx context.Context, full string) error {
 	now := c.clock.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r.State, r.Error = ipc.StateRunning, ""
+	r.State, r.Error, r.Restore = ipc.StateRunning, "", false
 	r.ReservedMiB, r.LimitMiB = started.ReservedMiB, started.MemoryLimitMiB
+	r.HeldCPUs, r.HeldDiskMiB = spec.CPUs, spec.DiskMiB
 	r.StartedAt, r.LastUsedAt, r.CheckpointAt = now, now, time.Time{}
 	return c.setStateLocked(ctx, r, "running")
-}
-
-// resolveMemory is the default memory for the sandbox being started now:
-// the Settings default if there is one, else the share of the budget with
-// every active sandbox (the starter included) counted, on the host as
-// measured (info, or the error measuring it gave).
-func (c *Controller) resolveMemory(ctx context.Context, info host.Info, err error) (int64, error) {
-	if v, ok, serr := c.settingInt(ctx, settingDefaultMemory); serr != nil || ok {
-		return int64(v), serr
-	}
-	if err != nil {
-		return 0, ipc.Errorf(ipc.ErrUnavailable, "cannot measure host memory to share it out (%v); give the sandbox a memory size", err)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return DefaultMemoryMiB(info.TotalMemoryBytes, c.activeLocked(), c.committedLocked()), nil
 }
 
 // failStart marks r broken with the reason, frees its slot, and returns
@@ -223,7 +227,7 @@ func (c *Controller) resolveMemory(ctx context.Context, info host.Info, err erro
 func (c *Controller) failStart(ctx context.Context, r *record, err error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r.State, r.Error, r.ReservedMiB, r.LimitMiB = ipc.StateBroken, err.Error(), 0, 0
+	r.State, r.Error, r.ReservedMiB, r.LimitMiB, r.Restore = ipc.StateBroken, err.Error(), 0, 0, false
 	if serr := c.setStateLocked(ctx, r, err.Error()); serr != nil {
 		c.log.Error("record failed start", "sandbox", r.FullName, "err", serr)
 	}
@@ -275,13 +279,16 @@ func (c *Controller) halt(ctx context.Context, r *record, reason string) error {
 	r.State = ipc.StateStopping
 	err = c.setStateLocked(ctx, r, "stopping")
 	c.mu.Unlock()
-	if err != nil {
+	if err != nil && !isDiskFull(err) {
 		return err
 	}
+	// on a full disk the sandbox is stopped all the same: it may well be
+	// what fills the disk
 	res, stopErr := b.Stop(ctx, r.ID, r.StopGrace)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r.ReservedMiB, r.LimitMiB = 0, 0
+	r.Restore = reason == reasonShutdown
 	switch {
 	case stopErr != nil:
 		r.State, r.Error = ipc.StateBroken, "stop: "+stopErr.Error()
@@ -291,7 +298,14 @@ func (c *Controller) halt(ctx context.Context, r *record, reason string) error {
 	default:
 		r.State = ipc.StateStopped
 	}
-	err = c.setStateLocked(ctx, r, reason)
+	ch := change{put: []*record{r}, event: c.stateEvent(r, reason)}
+	if err = c.commitLocked(ctx, ch); isDiskFull(err) && stopErr == nil {
+		// it is stopped whether or not the disk can say so: memory
+		// follows the truth, saved with the next change that fits
+		c.keepUnsavedLocked(ch)
+		c.log.Warn("stopped, but the disk is full: the state is saved once there is space", "sandbox", r.FullName, "err", err)
+		err = nil
+	}
 	c.admitNextLocked(ctx)
 	if stopErr != nil {
 		return ipc.Errorf(ipc.ErrUnavailable, "stop sandbox %s: %w", r.FullName, stopErr)
@@ -332,36 +346,4 @@ func (c *Controller) RemoveAll(ctx context.Context, prefix string) ([]string, er
 		errs = append(errs, err)
 	}
 	return removed, errors.Join(errs...)
-}
-
-// destroy stops r if needed, has the backend remove it, deletes its state
-// folder and, with workspace, its workspace, and deletes its row. The
-// caller holds r's name lock.
-func (c *Controller) destroy(ctx context.Context, r *record, workspace bool, reason string) error {
-	b, err := c.backendOf(r)
-	if err != nil {
-		return err
-	}
-	if r.State.Active() {
-		if err := c.halt(ctx, r, reason); err != nil {
-			c.log.Warn("stop before remove", "sandbox", r.FullName, "err", err)
-		}
-	}
-	if err := b.Remove(ctx, r.ID); err != nil {
-		return ipc.Errorf(ipc.ErrUnavailable, "remove sandbox %s: %w", r.FullName, err)
-	}
-	if err := removeTree(c.stateDir(r.ID)); err != nil {
-		return fmt.Errorf("remove sandbox %s: %w", r.FullName, err)
-	}
-	if workspace {
-		if err := removeTree(c.workspace(r.FullName)); err != nil {
-			return fmt.Errorf("remove workspace of %s: %w", r.FullName, err)
-		}
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	err = c.commitLocked(ctx, change{delete: []string{r.ID}, event: ipc.Event{
-		Time: c.clock.Now(), Kind: ipc.EventState, Sandbox: r.FullName, ID: r.ID, Message: reason}})
-	c.admitNextLocked(ctx)
-	return err
 }

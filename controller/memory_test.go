@@ -203,3 +203,27 @@ func TestPrecedence(t *testing.T) {
 		t.Error("a 100 MiB VM default was accepted")
 	}
 }
+
+// TestHostMeasuredOncePerStart: a create (new, or reusing a stopped
+// sandbox) and a launch of two each measure the host once; every decision
+// of that start reads the one measurement.
+func TestHostMeasuredOncePerStart(t *testing.T) {
+	e := newEnv(t)
+	count := func(what string, fn func()) {
+		t.Helper()
+		before := e.measures.Load()
+		fn()
+		if n := e.measures.Load() - before; n != 1 {
+			t.Errorf("%s measured the host %d times, want once", what, n)
+		}
+	}
+	count("a new create", func() { e.create(ipc.CreateRequest{Name: "a"}) })
+	e.stopped("b")
+	count("a create that starts a stopped match", func() { e.create(ipc.CreateRequest{Name: "b"}) })
+	refs := e.stopped("a", "b")
+	count("a launch of two", func() {
+		if err := e.c.Launch(t.Context(), refs); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

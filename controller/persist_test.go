@@ -147,7 +147,7 @@ func TestReconcile(t *testing.T) {
 	// that this root never made appeared
 	vm, _ := testvm.New(filepath.Join(e.root, "testvm"), testvm.Config{})
 	vm.Stop(t.Context(), dead.ID, 0)
-	vm.Start(t.Context(), specOf("sb-stranger"), 1024)
+	vm.Start(t.Context(), withMemory(specOf("sb-stranger"), 1024))
 
 	c, err := Open(t.Context(), Options{Root: e.root, Backends: map[string]Backend{testvm.Name: vm}, DefaultBackend: testvm.Name,
 		Measure: func(context.Context) (host.Info, error) { return e.host, nil }, Clock: e.clock})

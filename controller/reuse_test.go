@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"sandboxdesk/backends"
 	"sandboxdesk/backends/testvm"
 	"sandboxdesk/ipc"
 )
@@ -93,10 +94,10 @@ func TestCreateStartsStoppedMatch(t *testing.T) {
 
 func TestServesTable(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	base := record{Backend: "vm", Image: "base", ImageDigest: "sha256:a", Network: true, MemoryMiB: 2048, CPUs: 2, DiskMiB: 8192,
+	base := record{Backend: "vm", Image: "base", ImageDigest: "sha256:a", Network: backends.NetworkOn, MemoryMiB: 2048, CPUs: 2, DiskMiB: 8192,
 		IdleTimeout: time.Minute, MaxLifetime: time.Hour, CreatedAt: now.Add(-10 * time.Minute)}
-	ask := shape{Backend: "vm", Image: imageOf("base", "sha256:a"), Network: true}
-	d := held{cpus: 4, diskMiB: 8192}
+	ask := shape{Backend: "vm", Image: imageOf("base", "sha256:a"), Network: backends.NetworkOn}
+	h := held{memoryMiB: 2048, cpus: 2, diskMiB: 8192}
 	tests := []struct {
 		name string
 		edit func(r *record, s *shape)
@@ -106,11 +107,10 @@ func TestServesTable(t *testing.T) {
 		{"held 2 GiB, asked 256 MiB", func(r *record, s *shape) { s.MemoryMiB = 256 }, true},
 		{"held 2 GiB, asked 2 GiB", func(r *record, s *shape) { s.MemoryMiB = 2048 }, true},
 		{"held 2 GiB, asked 4 GiB", func(r *record, s *shape) { s.MemoryMiB = 4096 }, false},
-		{"unset memory holding a 4 GiB reservation, asked 4 GiB", func(r *record, s *shape) { r.MemoryMiB, r.ReservedMiB, s.MemoryMiB = 0, 4096, 4096 }, true},
-		{"unset memory, stopped, asked 1 GiB", func(r *record, s *shape) { r.MemoryMiB, s.MemoryMiB = 0, 1024 }, false},
 		{"held 2 CPUs, asked 3", func(r *record, s *shape) { s.CPUs = 3 }, false},
-		{"default CPUs (4), asked 3", func(r *record, s *shape) { r.CPUs, s.CPUs = 0, 3 }, true},
+		{"held 2 CPUs, asked 2", func(r *record, s *shape) { s.CPUs = 2 }, true},
 		{"held 8 GiB disk, asked 16", func(r *record, s *shape) { s.DiskMiB = 16384 }, false},
+		{"held 8 GiB disk, asked 1", func(r *record, s *shape) { s.DiskMiB = 1024 }, true},
 		{"idle 1m, asked 2m", func(r *record, s *shape) { s.IdleTimeout = 2 * time.Minute }, true},
 		{"idle 1m, asked 30s", func(r *record, s *shape) { s.IdleTimeout = 30 * time.Second }, false},
 		{"no idle timeout, asked 1m", func(r *record, s *shape) { r.IdleTimeout, s.IdleTimeout = 0, time.Minute }, false},
@@ -123,12 +123,14 @@ func TestServesTable(t *testing.T) {
 		{"other image", func(r *record, s *shape) { s.Image = imageOf("python", "sha256:b") }, false},
 		{"same image name, new content", func(r *record, s *shape) { s.Image = imageOf("base", "sha256:c") }, false},
 		{"other backend", func(r *record, s *shape) { s.Backend = "bubblewrap" }, false},
-		{"network off asked", func(r *record, s *shape) { s.Network = false }, false},
+		{"network off asked", func(r *record, s *shape) { s.Network = backends.NetworkOff }, false},
+		{"the host's network asked of an outbound-only sandbox", func(r *record, s *shape) { s.Network = backends.NetworkHost }, false},
+		{"outbound only asked of a host-network sandbox", func(r *record, s *shape) { r.Network = backends.NetworkHost }, false},
 	}
 	for _, tt := range tests {
 		r, s := base, ask
 		tt.edit(&r, &s)
-		if got, why := serves(&r, s, now, d); got != tt.want {
+		if got, why := serves(&r, s, now, h); got != tt.want {
 			t.Errorf("%s: serves = %v (%s), want %v", tt.name, got, why, tt.want)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strconv"
 
-	"sandboxdesk/host"
 	"sandboxdesk/ipc"
 )
 
@@ -48,6 +47,11 @@ func (c *Controller) checkpoints() bool {
 // changed host is followed. With a limit unset and a host that cannot be
 // measured, it is an error rather than a guess.
 func (c *Controller) Limits(ctx context.Context) (ipc.Limits, error) {
+	return c.limitsOn(ctx, c.measureNow(ctx))
+}
+
+// limitsOn is Limits on a host already measured (m).
+func (c *Controller) limitsOn(ctx context.Context, m measured) (ipc.Limits, error) {
 	var lim ipc.Limits
 	atOnce, okA, err := c.settingInt(ctx, settingAtOnce)
 	if err != nil {
@@ -57,9 +61,9 @@ func (c *Controller) Limits(ctx context.Context) (ipc.Limits, error) {
 	if err != nil {
 		return lim, err
 	}
-	info, merr := c.measure(ctx)
+	merr := m.err
 	if merr == nil {
-		lim.Recommended, merr = RecommendCapacity(info, StandardSize, c.checkpoints())
+		lim.Recommended, merr = RecommendCapacity(m.info, StandardSize, c.checkpoints())
 	}
 	if merr != nil && (!okA || !okR) {
 		return lim, ipc.Errorf(ipc.ErrUnavailable, "cannot recommend a capacity: %v; set custom limits in Settings", merr)
@@ -126,21 +130,11 @@ func (c *Controller) SetDefaultMemory(ctx context.Context, mib *int64) error {
 // empty: the same figures the start path will hand out, because it counts
 // the newcomer and the same committed total.
 func (c *Controller) Defaults(ctx context.Context) (ipc.Defaults, error) {
-	info, err := c.measure(ctx)
-	if err != nil {
-		return ipc.Defaults{}, ipc.Errorf(ipc.ErrUnavailable, "cannot measure this host: %v", err)
+	m := c.measureNow(ctx)
+	if m.err != nil {
+		return ipc.Defaults{}, ipc.Errorf(ipc.ErrUnavailable, "cannot measure this host: %v", m.err)
 	}
-	own, ok, err := c.settingInt(ctx, settingDefaultMemory)
-	if err != nil {
-		return ipc.Defaults{}, err
-	}
-	c.mu.Lock()
-	d := PlanDefaults(info, c.activeLocked(), c.committedLocked())
-	c.mu.Unlock()
-	if ok {
-		d.MemoryMiB = int64(own)
-	}
-	return d, nil
+	return c.decide(ctx, 0, m, false)
 }
 
 // Capacity reports this host, the Standard size and the recommendation.
@@ -155,19 +149,6 @@ func (c *Controller) Capacity(ctx context.Context) (ipc.Capacity, error) {
 		return ipc.Capacity{}, err
 	}
 	return ipc.Capacity{Host: info, Size: StandardSize, Checkpoints: cp, Recommended: rec}, nil
-}
-
-// held is what a sandbox that names no CPUs or disk gets on this host.
-func (c *Controller) held(ctx context.Context) held { return heldOn(c.measure(ctx)) }
-
-// heldOn is what a sandbox that names no CPUs or disk gets on a host
-// measured as info (one CPU when the measurement failed).
-func heldOn(info host.Info, err error) held {
-	cores := 1.0
-	if err == nil {
-		cores = info.Cores()
-	}
-	return held{cpus: DefaultCPUs(cores), diskMiB: StandardSize.DiskMiB}
 }
 
 func sortedCopy(in []string) []string {

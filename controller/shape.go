@@ -17,7 +17,7 @@ import (
 type shape struct {
 	Backend string
 	Image   backends.Image
-	Network bool
+	Network backends.Network
 
 	// capacities: meet-or-exceed
 	MemoryMiB int64
@@ -93,7 +93,9 @@ func (c *Controller) validate(ctx context.Context, req ipc.CreateRequest) (shape
 		return shape{}, err
 	}
 	s.Image = img
-	s.Network = !req.NetworkOff
+	if s.Network, err = backends.ParseNetwork(req.Network); err != nil {
+		return shape{}, ipc.Errorf(ipc.ErrInvalid, "%v", err)
+	}
 	rng, err := RangesFor(caps.Kind)
 	if err != nil {
 		return shape{}, err
@@ -184,30 +186,20 @@ func (c *Controller) findImage(ctx context.Context, b Backend, name string) (bac
 	return backends.Image{}, ipc.Errorf(ipc.ErrInvalid, "unknown image %q (have %s; import one with 'sandboxdesk images import')", name, strings.Join(sortedCopy(have), ", "))
 }
 
-// held is what an existing sandbox really offers for each capacity: its
-// own value, else what the defaults give it.
-type held struct {
-	cpus    int
-	diskMiB int64
-}
-
 // serves applies the reuse rule: capacities meet-or-exceed, ceilings
 // meet-or-undercut, identity equal, and not already older than the asked
-// max lifetime. It returns why not, for the log and the event.
-func serves(r *record, s shape, now time.Time, d held) (bool, string) {
+// max lifetime. Capacities compare with h, what r really holds (heldBy).
+// It returns why not, for the log and the event.
+func serves(r *record, s shape, now time.Time, h held) (bool, string) {
 	switch {
 	case r.Backend != s.Backend:
 		return false, fmt.Sprintf("backend %s, asked %s", r.Backend, s.Backend)
 	case r.Image != s.Image.Name || r.ImageDigest != s.Image.Digest:
 		return false, fmt.Sprintf("image %s, asked %s", imageWord(r.Image, r.ImageDigest), imageWord(s.Image.Name, s.Image.Digest))
 	case r.Network != s.Network:
-		return false, "network setting differs"
+		return false, fmt.Sprintf("network %s, asked %s", r.Network, s.Network)
 	}
-	mem := r.MemoryMiB
-	if mem == 0 {
-		mem = r.ReservedMiB // what a running VM really holds; 0 when unknown
-	}
-	cpus, disk := pick(r.CPUs, d.cpus), pick(r.DiskMiB, d.diskMiB)
+	mem, cpus, disk := h.memoryMiB, h.cpus, h.diskMiB
 	switch {
 	case s.MemoryMiB > 0 && mem < s.MemoryMiB:
 		return false, fmt.Sprintf("holds %s memory, asked %s", sizeWord(mem), sizeWord(s.MemoryMiB))

@@ -11,6 +11,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
 
+	"sandboxdesk/backends"
 	"sandboxdesk/ipc"
 )
 
@@ -36,7 +37,7 @@ CREATE TABLE sandboxes (
 	memory_mib      INTEGER NOT NULL,
 	cpus            INTEGER NOT NULL,
 	disk_mib        INTEGER NOT NULL,
-	network         INTEGER NOT NULL,
+	network         INTEGER NOT NULL, -- see networkCodes
 	idle_timeout_ms INTEGER NOT NULL,
 	max_lifetime_ms INTEGER NOT NULL,
 	stop_grace_ms   INTEGER NOT NULL,
@@ -63,6 +64,13 @@ CREATE TABLE events (
 	state     TEXT NOT NULL,
 	message   TEXT NOT NULL
 );`,
+	// restore: stopped by a controller that was shutting down (or found
+	// dead after a crash), so the next launch starts it again. cpus_held,
+	// disk_held: what the last start really gave, for the reuse rule.
+	2: `
+ALTER TABLE sandboxes ADD COLUMN restore INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sandboxes ADD COLUMN cpus_held INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sandboxes ADD COLUMN disk_held_mib INTEGER NOT NULL DEFAULT 0;`,
 }
 
 func openStore(ctx context.Context, path string) (*store, error) {
@@ -87,6 +95,10 @@ func openStore(ctx context.Context, path string) (*store, error) {
 	}
 	db.SetMaxOpenConns(1) // one writer; queries wait their turn in Go, not in SQLite
 	s := &store{db: db}
+	if err := quickCheck(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open state database %s: %w", path, err)
+	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open state database %s: %w", path, err)
@@ -126,7 +138,8 @@ func (s *store) migrate(ctx context.Context) error {
 
 const sandboxColumns = `id, full_name, prefix, name, backend, image, image_digest, memory_mib, cpus,
 	disk_mib, network, idle_timeout_ms, max_lifetime_ms, stop_grace_ms, state, reserved_mib,
-	limit_mib, created_at, started_at, last_used_at, checkpoint_at, error`
+	limit_mib, created_at, started_at, last_used_at, checkpoint_at, error, restore, cpus_held,
+	disk_held_mib`
 
 // record is a sandbox as the controller keeps it.
 type record struct {
@@ -135,7 +148,7 @@ type record struct {
 	MemoryMiB                   int64
 	CPUs                        int
 	DiskMiB                     int64
-	Network                     bool
+	Network                     backends.Network
 	IdleTimeout, MaxLifetime    time.Duration
 	StopGrace                   time.Duration
 	State                       ipc.State
@@ -144,13 +157,19 @@ type record struct {
 	StartedAt, LastUsedAt       time.Time // zero: never
 	CheckpointAt                time.Time // zero: no checkpoint held
 	Error                       string
+	// Restore: start it again at the next launch.
+	Restore bool
+	// HeldCPUs, HeldDiskMiB: what the last start gave it; 0 never started.
+	HeldCPUs    int
+	HeldDiskMiB int64
 }
 
 func (r *record) args() []any {
 	return []any{r.ID, r.FullName, r.Prefix, r.Name, r.Backend, r.Image, r.ImageDigest, r.MemoryMiB,
-		r.CPUs, r.DiskMiB, r.Network, r.IdleTimeout.Milliseconds(), r.MaxLifetime.Milliseconds(),
+		r.CPUs, r.DiskMiB, networkCode(r.Network), r.IdleTimeout.Milliseconds(), r.MaxLifetime.Milliseconds(),
 		r.StopGrace.Milliseconds(), string(r.State), r.ReservedMiB, r.LimitMiB, r.CreatedAt.UnixNano(),
-		nullTime(r.StartedAt), nullTime(r.LastUsedAt), nullTime(r.CheckpointAt), r.Error}
+		nullTime(r.StartedAt), nullTime(r.LastUsedAt), nullTime(r.CheckpointAt), r.Error, r.Restore,
+		r.HeldCPUs, r.HeldDiskMiB}
 }
 
 func nullTime(t time.Time) any {
@@ -162,20 +181,45 @@ func nullTime(t time.Time) any {
 
 func scanRecord(sc interface{ Scan(...any) error }) (record, error) {
 	var r record
-	var idle, life, grace, created int64
+	var idle, life, grace, created, network int64
 	var state string
 	var started, used, checkpoint sql.NullInt64
 	err := sc.Scan(&r.ID, &r.FullName, &r.Prefix, &r.Name, &r.Backend, &r.Image, &r.ImageDigest,
-		&r.MemoryMiB, &r.CPUs, &r.DiskMiB, &r.Network, &idle, &life, &grace, &state, &r.ReservedMiB,
-		&r.LimitMiB, &created, &started, &used, &checkpoint, &r.Error)
+		&r.MemoryMiB, &r.CPUs, &r.DiskMiB, &network, &idle, &life, &grace, &state, &r.ReservedMiB,
+		&r.LimitMiB, &created, &started, &used, &checkpoint, &r.Error, &r.Restore, &r.HeldCPUs,
+		&r.HeldDiskMiB)
 	if err != nil {
 		return record{}, err
+	}
+	if r.Network, err = networkOf(network); err != nil {
+		return record{}, fmt.Errorf("sandbox %s: %w", r.FullName, err)
 	}
 	r.IdleTimeout, r.MaxLifetime, r.StopGrace = ms(idle), ms(life), ms(grace)
 	r.State = ipc.State(state)
 	r.CreatedAt = time.Unix(0, created).UTC()
 	r.StartedAt, r.LastUsedAt, r.CheckpointAt = fromNull(started), fromNull(used), fromNull(checkpoint)
 	return r, nil
+}
+
+// networkCodes are how the network column holds a sandbox's network: 0
+// and 1 are the off and on of the rows written before "host" existed, so
+// they read as they always did and need no migration.
+var networkCodes = []backends.Network{0: backends.NetworkOff, 1: backends.NetworkOn, 2: backends.NetworkHost}
+
+func networkCode(n backends.Network) int64 {
+	for i, m := range networkCodes {
+		if m == n {
+			return int64(i)
+		}
+	}
+	return 1 // unreachable: every network is validated into a shape first
+}
+
+func networkOf(code int64) (backends.Network, error) {
+	if code < 0 || code >= int64(len(networkCodes)) {
+		return "", fmt.Errorf("unknown network setting %d; upgrade sandboxdesk", code)
+	}
+	return networkCodes[code], nil
 }
 
 func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
@@ -211,6 +255,9 @@ type change struct {
 	put    []*record
 	delete []string // ids
 	event  ipc.Event
+	// minor: bookkeeping (the last use) that may stay in memory only when
+	// the disk is full
+	minor bool
 }
 
 func (s *store) apply(ctx context.Context, c change) error {
@@ -226,7 +273,7 @@ func (s *store) apply(ctx context.Context, c change) error {
 	}
 	for _, r := range c.put {
 		_, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO sandboxes ("+sandboxColumns+
-			") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", r.args()...)
+			") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", r.args()...)
 		if err != nil {
 			return fmt.Errorf("save sandbox %s: %w", r.FullName, err)
 		}

@@ -54,6 +54,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 		{"two-hour stop grace", ipc.CreateRequest{Name: "w", StopGraceMs: msOf(2 * time.Hour)}, "stop grace must be"},
 		{"unknown image", ipc.CreateRequest{Name: "w", Image: "windows95"}, `unknown image "windows95" (have base, python`},
 		{"unknown backend", ipc.CreateRequest{Name: "w", Backend: "docker"}, `unknown backend "docker"`},
+		{"unknown network", ipc.CreateRequest{Name: "w", Network: "bridge"}, `network "bridge": use on (outbound only), off (none) or host`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -41,7 +41,7 @@ func (c *Controller) viewLocked(r *record) ipc.Sandbox {
 		CreatedAt: r.CreatedAt, IdleTimeoutMs: r.IdleTimeout.Milliseconds(),
 		MaxLifetimeMs: r.MaxLifetime.Milliseconds(), StopGraceMs: r.StopGrace.Milliseconds(),
 		MemoryMiB: r.MemoryMiB, ReservedMiB: r.ReservedMiB, MemoryLimitMiB: r.LimitMiB,
-		CPUs: r.CPUs, DiskMiB: r.DiskMiB, Network: r.Network,
+		CPUs: r.CPUs, DiskMiB: r.DiskMiB, Network: string(r.Network),
 		QueuePosition: c.queuePositionLocked(r.FullName),
 		Checkpoint:    !r.CheckpointAt.IsZero(), Workspace: c.workspace(r.FullName), Error: r.Error,
 	}
@@ -100,7 +100,7 @@ func (c *Controller) touch(ctx context.Context, full string, delta int) {
 	}
 	cp := *r
 	cp.LastUsedAt = c.clock.Now()
-	if err := c.commitLocked(ctx, change{put: []*record{&cp}}); err != nil {
+	if err := c.commitLocked(ctx, change{put: []*record{&cp}, minor: true}); err != nil {
 		c.log.Warn("record use", "sandbox", full, "err", err)
 	}
 }

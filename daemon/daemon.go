@@ -45,7 +45,9 @@ func Open(ctx context.Context, root string, log *slog.Logger) (*controller.Contr
 }
 
 // Serve runs c's socket and sweeps until ctx ends or a client asks it to
-// quit, then stops every sandbox gracefully and closes c.
+// quit, then stops every sandbox gracefully and closes c. Once the socket
+// is up it restores the sandboxes that ran when the controller last
+// stopped (DESIGN 3.2: all marked starting, then booted).
 func Serve(ctx context.Context, c *controller.Controller, log *slog.Logger) error {
 	if log == nil {
 		log = slog.Default()
@@ -57,6 +59,13 @@ func Serve(ctx context.Context, c *controller.Controller, log *slog.Logger) erro
 		c.Close()
 		return err
 	}
+	restored := make(chan struct{})
+	go func() {
+		defer close(restored)
+		if err := c.Restore(ctx); err != nil {
+			log.Warn("restore the sandboxes that ran before", "err", err)
+		}
+	}()
 	go c.RunSweeps(ctx, sweepEvery)
 	if err := watchImages(ctx, c); err != nil {
 		log.Warn("new images will show after a restart", "err", err)
@@ -64,6 +73,9 @@ func Serve(ctx context.Context, c *controller.Controller, log *slog.Logger) erro
 	srv := &ipc.Server{Handler: &controller.Service{C: c, Quit: quit}, Log: log}
 	serveErr := srv.Serve(ctx, l)
 	os.Remove(ipc.SocketPath(c.Root()))
+	// a restore waiting for a slot is called off by ctx; one booting
+	// finishes, and is then stopped (and marked to restore) below
+	<-restored
 	// the sandboxes get their stop grace even though the serve context
 	// has ended
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)

@@ -62,3 +62,74 @@ func TestServeAndWatchImages(t *testing.T) {
 		t.Errorf("socket left behind: %v", err)
 	}
 }
+
+// TestServeRestores: sandboxes running when serve quits run again when it
+// starts next, and one its user stopped does not.
+func TestServeRestores(t *testing.T) {
+	two := 2
+	t.Setenv(BackendEnv, "testvm")
+	root := t.TempDir()
+	serve := func() (*ipc.SocketClient, chan error) {
+		c, err := Open(t.Context(), root, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- Serve(context.Background(), c, nil) }()
+		client := &ipc.SocketClient{Path: ipc.SocketPath(root)}
+		for i := 0; i < 500 && client.Call(t.Context(), ipc.StatusRequest{}, nil) != nil; i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		return client, done
+	}
+	quit := func(client *ipc.SocketClient, done chan error) {
+		if err := client.Call(t.Context(), ipc.QuitRequest{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("serve ended with %v", err)
+		}
+	}
+	client, done := serve()
+	// two at once fit any host (the recommendation is at least one; set
+	// two so none queues)
+	if err := client.Call(t.Context(), ipc.SetLimitsRequest{AtOnce: &two}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"quiet", "a", "b"} {
+		if err := client.Call(t.Context(), ipc.CreateRequest{Name: n}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if n == "quiet" {
+			if err := client.Call(t.Context(), ipc.StopRequest{Ref: ipc.Ref{Name: "quiet"}}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	quit(client, done)
+
+	client, done = serve()
+	defer quit(client, done)
+	want := map[string]ipc.State{"a": ipc.StateRunning, "b": ipc.StateRunning, "quiet": ipc.StateStopped}
+	var got map[string]ipc.State
+	for i := 0; i < 1000; i++ { // the restore runs beside the socket
+		var list []ipc.Sandbox
+		if err := client.Call(t.Context(), ipc.ListRequest{}, &list); err != nil {
+			t.Fatal(err)
+		}
+		got = map[string]ipc.State{}
+		for _, sb := range list {
+			got[sb.Name] = sb.State
+		}
+		if got["a"] == want["a"] && got["b"] == want["b"] {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for n, w := range want {
+		if got[n] != w {
+			t.Errorf("after restarting serve: %v, want %v", got, want)
+			break
+		}
+	}
+}

@@ -42,14 +42,16 @@ type Sandbox struct {
 	MemoryLimitMiB int64 `json:"memoryLimitMiB,omitempty"`
 	CPUs           int   `json:"cpus"`    // 0: the default at start
 	DiskMiB        int64 `json:"diskMiB"` // 0: the default at start
-	Network        bool  `json:"network"`
+	// Network is "on" (outbound only, through a NAT), "off" (none) or
+	// "host" (the host's own network, its loopback services included).
+	Network string `json:"network"`
 
 	QueuePosition int        `json:"queuePosition,omitempty"` // 1 is next
 	StartedAt     *time.Time `json:"startedAt,omitempty"`
 	LastUsedAt    *time.Time `json:"lastUsedAt,omitempty"`
 	Checkpoint    bool       `json:"checkpoint,omitempty"`
 	Workspace     string     `json:"workspace"`
-	Error         string     `json:"error,omitempty"` // why it is broken
+	Error         string     `json:"error,omitempty"` // why it is broken, or why it stopped on its own
 }
 
 // CreateRequest asks for a sandbox of a shape. A nil field is "unset": a
@@ -66,8 +68,9 @@ type CreateRequest struct {
 	IdleTimeoutMs *int64 `json:"idleTimeoutMs,omitempty"`
 	MaxLifetimeMs *int64 `json:"maxLifetimeMs,omitempty"`
 	StopGraceMs   *int64 `json:"stopGraceMs,omitempty"`
-	// Network off gives the sandbox an isolated network namespace.
-	NetworkOff bool `json:"networkOff,omitempty"`
+	// Network is "on" (the default: outbound only, through a NAT), "off"
+	// (no network) or "host" (the host's own network, loopback included).
+	Network string `json:"network,omitempty"`
 	// Replace removes the sandbox and its workspace first. It is an action,
 	// never stored.
 	Replace bool `json:"replace,omitempty"`

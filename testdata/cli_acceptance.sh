@@ -36,9 +36,18 @@ check "workspace after replace" "$(sd exec w -- ls -A /workspace | wc -l | tr -d
 # list --json: one sandbox, with the documented fields
 list=$(sd list --json)
 check "sandboxes listed" "$(printf '%s\n' "$list" | grep -c '"name":')" "1"
-for f in name id state image backend createdAt idleTimeoutMs maxLifetimeMs stopGraceMs memoryMiB cpus diskMiB; do
+for f in name id state image backend createdAt idleTimeoutMs maxLifetimeMs stopGraceMs memoryMiB cpus diskMiB network; do
 	printf '%s\n' "$list" | grep -q "\"$f\":" && ok || fail "list --json lacks $f"
 done
+
+# network: outbound only unless the host's is asked for, and then shown
+check "default network" "$(sd inspect w --json | field network)" "on"
+check "host network asked" "$(sd create hostnet --network host --json | field network)" "host"
+case $(sd inspect hostnet) in *"host (shares the host's network"*) ok ;; *) fail "inspect does not flag the host network" ;; esac
+sd rm hostnet >/dev/null
+err=$(sd create n --network bridge 2>&1 >/dev/null); code=$?
+check "bad network status" "$code" "2"
+check "bad network lines" "$(printf '%s\n' "$err" | wc -l | tr -d ' ')" "1"
 
 # exec: exit status, stdin, 100 MiB intact
 sd exec w -- sh -c 'exit 7'
@@ -112,8 +121,11 @@ rm -rf "$ROOT3"
 sd quit >/dev/null
 check "quit status" "$?" "0"
 check "bwrap processes left after quit" "$(bwraps_of "$ROOT")" "0"
-# the next controller finds the database consistent: twin is there, stopped
-check "state after quit" "$(sd inspect twin --json 2>/dev/null | field state)" "stopped"
+# the next controller finds the database consistent, and starts again what
+# quit stopped: twin is restored
+state=$(sd inspect twin --json 2>/dev/null | field state)
+for _ in $(seq 100); do [ "$state" = running ] && break; sleep 0.1; state=$(sd inspect twin --json 2>/dev/null | field state); done
+check "state after quit and a new controller" "$state" "running"
 
 echo "acceptance: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -64,20 +64,23 @@ func (u *App) Window() fyne.Window { return u.win }
 // Run refreshes the window and follows the controller's events until ctx
 // ends. It blocks; run it on its own goroutine.
 func (u *App) Run(ctx context.Context) {
-	u.Refresh(ctx)
 	for {
 		events, err := u.client.Subscribe(ctx)
 		if err != nil {
 			u.showError("Lost the controller", err)
 			return
 		}
+		// after the subscription, so nothing between the two is missed;
+		// again on every resubscription, since a subscriber that fell
+		// behind was dropped and missed events
+		u.Refresh(ctx)
 		for e := range events {
 			u.handle(ctx, e)
 		}
 		if ctx.Err() != nil {
 			return
 		}
-		time.Sleep(time.Second) // the controller went away: try again
+		time.Sleep(time.Second) // the controller went away or dropped us: try again
 	}
 }
 

@@ -259,7 +259,16 @@ func rowCells(sb ipc.Sandbox, now time.Time) []string {
 	if sb.State == ipc.StateRunning && sb.LastUsedAt != nil {
 		idle = units.Age(now.Sub(*sb.LastUsedAt))
 	}
-	return []string{sb.Name, stateText(sb), sb.Backend, sb.Image, mem, cpus, units.Age(now.Sub(sb.CreatedAt)), idle}
+	return []string{nameText(sb), stateText(sb), sb.Backend, sb.Image, mem, cpus, units.Age(now.Sub(sb.CreatedAt)), idle}
+}
+
+// nameText flags a sandbox on the host's own network: it reaches what
+// listens on the host's loopback, which no other sandbox does.
+func nameText(sb ipc.Sandbox) string {
+	if sb.Network == "host" {
+		return sb.Name + " ⚠ host network"
+	}
+	return sb.Name
 }
 
 func stateText(sb ipc.Sandbox) string {

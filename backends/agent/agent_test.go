@@ -155,3 +155,11 @@ func TestExecOnATerminal(t *testing.T) {
 		t.Errorf("on a terminal of 50x132: %q", out.String())
 	}
 }
+
+func TestInheritedSocketRefusesBadDescriptors(t *testing.T) {
+	for _, fd := range []string{"", "x", "-1", "0", "2"} {
+		if err := (&Server{}).serveInherited(fd); err == nil || !strings.Contains(err.Error(), "bad inherited socket") {
+			t.Errorf("fd:%s: %v; want a bad inherited socket error", fd, err)
+		}
+	}
+}

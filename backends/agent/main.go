@@ -3,18 +3,23 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
-// Main runs the agent on the socket path in args and returns the exit
-// status. It is the first process of a sandbox.
+// Main runs the agent on the socket in args (a path, or "fd:N" for an
+// inherited listening socket) and returns the exit status. It is the
+// first process of a sandbox.
 func Main(args []string) int {
 	if len(args) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: sandboxdesk", Command, "SOCKET")
+		fmt.Fprintln(os.Stderr, "usage: sandboxdesk", Command, "SOCKET|fd:N")
 		return 2
 	}
 	// a polite stop signals every process but the caller, but a stray
@@ -22,10 +27,59 @@ func Main(args []string) int {
 	// torn down. Caught, not ignored: an ignored signal would stay ignored
 	// in every command the agent starts.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, syscall.SIGHUP)
-	s := &Server{Env: os.Environ()}
-	if err := s.ListenAndServe(context.Background(), args[0]); err != nil {
+	s := &Server{Env: commandEnv(startEnv(), isDir)}
+	var err error
+	if fd, ok := strings.CutPrefix(args[0], InheritedPrefix); ok {
+		err = s.serveInherited(fd)
+	} else {
+		err = s.ListenAndServe(context.Background(), args[0])
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "sandboxdesk agent:", err)
 		return 1
 	}
 	return 0
+}
+
+// serveInherited serves on the listening socket at file descriptor fd.
+func (s *Server) serveInherited(fd string) error {
+	n, err := strconv.Atoi(fd)
+	if err != nil || n < 3 {
+		return fmt.Errorf("bad inherited socket %q: want a descriptor number above 2", fd)
+	}
+	f := os.NewFile(uintptr(n), "agent-listener")
+	l, err := net.FileListener(f)
+	// the listener holds its own close-on-exec copy: no command the agent
+	// starts inherits the socket and could accept the controller's calls
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("inherited socket %d: %w", n, err)
+	}
+	// processes of the sandbox run as the agent's user; without this they
+	// could attach to the agent (ptrace, pidfd_getfd) and take its socket
+	protectFromPeers()
+	return s.Serve(l)
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// startEnv is the environment the agent was started with (what the
+// backend set), as the kernel kept it: the binary's own initialization may
+// have changed the process's copy since (package locale turns a C locale
+// into en_US.UTF-8 for Fyne, a locale a sandbox seldom has).
+func startEnv() []string {
+	raw, err := os.ReadFile("/proc/self/environ")
+	if err != nil {
+		return os.Environ()
+	}
+	var env []string
+	for _, kv := range bytes.Split(raw, []byte{0}) {
+		if len(kv) > 0 {
+			env = append(env, string(kv))
+		}
+	}
+	return env
 }

@@ -19,6 +19,13 @@ import "sandboxdesk/stream"
 // test binary) into the agent: "sandboxdesk __sandboxdesk_agent SOCKET".
 const Command = "__sandboxdesk_agent"
 
+// InheritedPrefix names, in the agent's argument, a listening socket it
+// inherits instead of a path it listens on: "fd:3". A path inside the
+// sandbox can be replaced by anything the sandbox runs; a socket the
+// controller bound where the sandbox cannot see is reached only by the
+// controller, and accepted on only by the agent.
+const InheritedPrefix = "fd:"
+
 // Request starts a command, or asks for an operation on the sandbox.
 type Request struct {
 	// Op is "exec" (the default), "terminate" (ask every process to end,

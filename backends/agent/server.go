@@ -85,14 +85,18 @@ func (s *Server) exec(conn net.Conn, br *bufio.Reader, req Request) {
 		return
 	}
 	sess := stream.Serve(br, conn)
-	cmd := exec.Command(req.Args[0], req.Args[1:]...)
-	cmd.Env = append(append([]string(nil), s.Env...), req.Env...)
-	cmd.Dir = req.Dir
-	if cmd.Dir == "" {
-		cmd.Dir = s.Dir
+	env := append(append([]string(nil), s.Env...), req.Env...)
+	dir := req.Dir
+	if dir == "" {
+		dir = s.Dir
 	}
+	path, err := lookPath(req.Args[0], lookupEnv(env, "PATH"), dir)
+	if err != nil {
+		sess.Fail(fmt.Sprintf("%s: %v", req.Args[0], err))
+		return
+	}
+	cmd := &exec.Cmd{Path: path, Args: req.Args, Env: env, Dir: dir}
 	var ptmx *os.File
-	var err error
 	if req.TTY != nil {
 		// a session of its own with the terminal as its controlling one
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.Credential}

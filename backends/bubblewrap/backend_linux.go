@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,12 +35,16 @@ type Config struct {
 	// each sandbox, shared by every root on the host;
 	// DefaultUIDRegistry when empty.
 	UIDRegistry string
+	// Slirp4netns is the NAT helper for sandboxes with network "on";
+	// looked up in PATH when empty. Without it only "off" and "host" start.
+	Slirp4netns string
 }
 
 // Backend runs sandboxes with bubblewrap.
 type Backend struct {
 	root   string
 	bwrap  string
+	slirp  string // "" when not installed
 	agent  string
 	interp string
 	libs   []string
@@ -62,12 +65,18 @@ type Backend struct {
 
 // sandbox is one running sandbox.
 type sandbox struct {
-	stateDir string
+	id       string
+	ctl      string // its control folder (see ctlDir)
 	pid      pidFile
 	cg       *cgroup
 	limitMiB int64
 	oomsSeen int
-	exited   chan struct{} // closed when a bwrap this process started ends; nil when adopted
+	stopping bool          // guarded by Backend.mu: an end that was asked for
+	exited   chan struct{} // closed when its bwrap ends
+	reason   string        // how it ended; set before exited closes
+	// netExited is closed when a NAT helper this process started ends;
+	// nil when adopted or when the sandbox has none.
+	netExited chan struct{}
 }
 
 // New prepares the backend: it finds bwrap and copies the agent where
@@ -85,6 +94,9 @@ func New(cfg Config) (*Backend, error) {
 			return nil, errors.New("bubblewrap is not installed: install the bubblewrap package (apt-get install bubblewrap)")
 		}
 	}
+	if b.slirp = cfg.Slirp4netns; b.slirp == "" {
+		b.slirp, _ = exec.LookPath("slirp4netns")
+	}
 
 	src := cfg.Agent
 	if src == "" {
@@ -98,6 +110,7 @@ func New(cfg Config) (*Backend, error) {
 	if b.interp, b.libs, err = agentLibs(b.agent); err != nil {
 		return nil, err
 	}
+	b.cleanImports()
 	return b, nil
 }
 
@@ -115,25 +128,11 @@ func (b *Backend) installAgent(src string) (string, error) {
 		return "", fmt.Errorf("install agent: %w", err)
 	}
 	defer in.Close()
-	// a file of its own, renamed into place: two controllers starting on
-	// one root at once (only one will keep it) never see half a binary
-	out, err := os.CreateTemp(dir, ".agent-*")
-	if err != nil {
-		return "", fmt.Errorf("install agent: %w", err)
+	if sameAgent(in, dst) {
+		return dst, nil
 	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(out.Name(), 0o755)
-	}
-	if err == nil {
-		err = os.Rename(out.Name(), dst)
-	}
-	if err != nil {
-		os.Remove(out.Name())
-		return "", fmt.Errorf("install agent: %w", err)
+	if err := copyAgent(in, dir, dst); err != nil {
+		return "", err
 	}
 	return dst, nil
 }
@@ -155,8 +154,6 @@ func (b *Backend) tell(ctx context.Context, id, msg string) {
 func (b *Backend) Capabilities() backends.Capabilities {
 	return backends.Capabilities{Kind: backends.KindProcess, DefaultImage: HostImage}
 }
-
-func (b *Backend) stateDir(id string) string { return filepath.Join(b.root, "sandboxes", id) }
 
 // Check makes one real, minimal sandbox with a time limit, as the
 // sandbox user, to learn whether this host lets bwrap make user
@@ -188,13 +185,27 @@ func (b *Backend) Check(ctx context.Context) error {
 
 // Start makes the sandbox's folders and cgroup and starts its bwrap, then
 // waits for its agent to answer.
-func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMiB int64) (backends.Started, error) {
+func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Started, error) {
 	if err := b.Check(ctx); err != nil {
 		return backends.Started{}, err
 	}
 	imageRoot, host, err := b.imageRoot(spec.Image)
 	if err != nil {
 		return backends.Started{}, err
+	}
+	if old, ok := b.get(spec.ID); ok {
+		// a tree left by a start the previous controller never finished:
+		// one sandbox never runs twice
+		b.Stop(ctx, old.id, 0)
+	}
+	img, err := scanImage(imageRoot, host)
+	if err != nil {
+		return backends.Started{}, err
+	}
+	if spec.Network == backends.NetworkOn {
+		if err := b.checkNAT(); err != nil {
+			return backends.Started{}, err
+		}
 	}
 	run, err := b.prepare(ctx, spec)
 	if err != nil {
@@ -203,20 +214,18 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	if run != nil && run.workspace != nil {
 		defer run.workspace.Close()
 	}
-	mem := spec.MemoryMiB
-	if mem == 0 {
-		mem = defaultMemoryMiB
-	}
-	cg, lim, cgErr := makeCgroup(spec.ID, mem, spec.CPUs)
+	// the controller decided the memory; the backend only enforces it
+	cg, lim, cgErr := makeCgroup(spec.ID, spec.MemoryMiB, spec.CPUs)
 	if cgErr != nil {
 		b.tell(ctx, spec.ID, "memory limit not enforced: "+cgErr.Error())
 	}
 	l := layout{
 		Name: spec.Name, ImageRoot: imageRoot, HostImage: host, StateDir: spec.StateDir,
 		Workspace: spec.Workspace, Network: spec.Network, Agent: b.agent, Interp: b.interp, Libs: b.libs,
-		CgroupProcs: cg.procsFiles(),
+		CgroupProcs: cg.procsFiles(), NestedUserns: spec.NestedUserns,
+		Trust: planTrust(os.Getenv, os.Stat, filepath.EvalSymlinks, host, b.asRoot),
 	}
-	sb, err := b.spawn(l, scanImage(imageRoot, host), run)
+	sb, err := b.spawn(ctx, spec.ID, l, img, run)
 	if err != nil {
 		cg.remove()
 		return backends.Started{}, err
@@ -225,11 +234,13 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	if err := b.awaitAgent(ctx, sb); err != nil {
 		b.kill(sb)
 		cg.remove()
+		clearCtl(sb.ctl)
 		return backends.Started{}, err
 	}
 	b.mu.Lock()
 	b.running[spec.ID] = sb
 	b.mu.Unlock()
+	go b.watch(sb)
 	return backends.Started{MemoryLimitMiB: lim.memoryMiB}, nil
 }
 
@@ -238,20 +249,30 @@ func (b *Backend) get(id string) (*sandbox, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if sb, ok := b.running[id]; ok {
-		if sb.pid.alive(sb.stateDir) {
+		select {
+		case <-sb.exited:
+			return nil, false // its watcher is telling the controller
+		default:
 			return sb, true
 		}
-		delete(b.running, id)
+	}
+	ctl := b.ctlDir(id)
+	p, ok := readPidFile(ctl)
+	if !ok {
 		return nil, false
 	}
-	dir := b.stateDir(id)
-	p, ok := readPidFile(dir)
-	if !ok || !p.alive(dir) {
+	if !p.alive(id) {
+		// its bwrap ended while no controller watched: end what it left
+		sweep(id, p.StartTime)
+		killNAT(&sandbox{pid: p})
+		clearCtl(ctl)
 		return nil, false
 	}
-	sb := &sandbox{stateDir: dir, pid: p, cg: findCgroup(id)}
-	sb.oomsSeen = sb.cg.ooms()
+	sb := &sandbox{id: id, ctl: ctl, pid: p, cg: findCgroup(id), exited: make(chan struct{})}
+	sb.oomsSeen, sb.limitMiB = sb.cg.ooms(), sb.cg.memoryLimitMiB()
+	awaitAdopted(sb)
 	b.running[id] = sb
+	go b.watch(sb)
 	return sb, true
 }
 
@@ -261,7 +282,7 @@ func (b *Backend) Exec(ctx context.Context, id string, req backends.ExecRequest)
 	if !ok {
 		return -1, backends.ErrNotRunning
 	}
-	code, err := agent.Exec(ctx, b.dialer(sb.stateDir), agent.Request{Args: req.Args, Env: req.Env, Dir: req.Dir, TTY: req.TTY},
+	code, err := agent.Exec(ctx, b.dialer(sb), agent.Request{Args: req.Args, Env: req.Env, Dir: req.Dir, TTY: req.TTY},
 		stream.IO{Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr, Signals: req.Signals, Resizes: req.Resizes})
 	var se *agent.StartError
 	if errors.As(err, &se) {
@@ -299,18 +320,21 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 		findCgroup(id).remove()
 		return backends.Stopped{}, nil
 	}
+	b.mu.Lock()
+	sb.stopping = true
+	b.mu.Unlock()
 	if grace > 0 {
 		tctx, cancel := context.WithTimeout(ctx, grace+2*time.Second)
-		agent.Call(tctx, b.dialer(sb.stateDir), agent.Request{Op: "terminate", GraceMs: grace.Milliseconds()})
+		agent.Call(tctx, b.dialer(sb), agent.Request{Op: "terminate", GraceMs: grace.Milliseconds()})
 		cancel()
 	}
 	b.checkOOM(ctx, id, sb)
 	b.kill(sb)
+	sweep(id, sb.pid.StartTime)
 	if sb.cg != nil {
 		sb.cg.remove()
 	}
-	os.Remove(pidPath(sb.stateDir))
-	os.Remove(filepath.Join(sb.stateDir, "run", "agent.sock"))
+	clearCtl(sb.ctl)
 	b.mu.Lock()
 	delete(b.running, id)
 	b.mu.Unlock()
@@ -321,50 +345,56 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 // sandbox's pid namespace) first, which makes the kernel kill every
 // process of the namespace, then the monitor.
 func (b *Backend) kill(sb *sandbox) {
-	if sb.pid.alive(sb.stateDir) {
+	if sb.pid.alive(sb.id) {
 		for _, child := range children(sb.pid.Pid) {
 			syscall.Kill(child, syscall.SIGKILL)
 		}
 		syscall.Kill(sb.pid.Pid, syscall.SIGKILL)
 	}
-	if sb.exited != nil {
-		select {
-		case <-sb.exited:
-		case <-time.After(10 * time.Second):
-		}
-		return
+	select {
+	case <-sb.exited:
+	case <-time.After(10 * time.Second):
 	}
-	for i := 0; i < 500 && sb.pid.alive(sb.stateDir); i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
+	killNAT(sb)
 }
 
 // Remove stops the sandbox if it runs; Stop also deletes its cgroup,
-// running or not; its host uid is freed. Its folders are the
-// controller's to delete.
+// running or not; its host uid is freed. Its control folder goes with
+// it; its other folders are the controller's to delete.
 func (b *Backend) Remove(ctx context.Context, id string) error {
 	_, err := b.Stop(ctx, id, 0)
 	if b.asRoot {
 		b.forgetMapping(b.stateDir(id))
 		b.uids.release(b.stateDir(id))
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(b.ctlDir(id)); err != nil {
+		return fmt.Errorf("remove the sandbox's control folder: %w", err)
+	}
+	return nil
 }
 
 // Observe lists the sandboxes of this root that have a bwrap on record,
 // and whether it still runs.
 func (b *Backend) Observe(ctx context.Context) ([]backends.Observed, error) {
-	entries, err := os.ReadDir(filepath.Join(b.root, "sandboxes"))
+	b.endLegacy()
+	entries, err := os.ReadDir(filepath.Join(b.root, controlFolder))
 	if err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
 	var out []backends.Observed
 	for _, e := range entries {
-		if _, ok := readPidFile(b.stateDir(e.Name())); !ok {
+		if _, ok := readPidFile(b.ctlDir(e.Name())); !ok {
 			continue
 		}
-		_, running := b.get(e.Name())
-		out = append(out, backends.Observed{ID: e.Name(), Running: running})
+		sb, running := b.get(e.Name())
+		o := backends.Observed{ID: e.Name(), Running: running}
+		if running {
+			o.MemoryLimitMiB = sb.limitMiB // what it holds, for the reuse rule
+		}
+		out = append(out, o)
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"sandboxdesk/backends"
@@ -25,8 +26,17 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == agent.Command {
 		os.Exit(agent.Main(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == probeCommand {
+		os.Exit(probeMain(os.Args[2:]))
+	}
 	if root := os.Getenv(childRootEnv); root != "" {
 		os.Exit(runChildController(root))
+	}
+	if root := os.Getenv(createsRootEnv); root != "" {
+		os.Exit(runConcurrentCreates(root))
+	}
+	if root := os.Getenv(childImportEnv); root != "" {
+		os.Exit(runChildImport(root))
 	}
 	os.Exit(m.Run())
 }
@@ -68,7 +78,7 @@ func (r *rig) spec(name string) backends.Spec {
 	rand.Read(raw)
 	id := "sb-" + hex.EncodeToString(raw)
 	s := backends.Spec{
-		ID: id, Name: name, Root: r.root, Image: backends.Image{Name: HostImage}, Network: true,
+		ID: id, Name: name, Root: r.root, Image: backends.Image{Name: HostImage}, Network: backends.NetworkOn,
 		Workspace: filepath.Join(r.root, "workspaces", name), StateDir: filepath.Join(r.root, "sandboxes", id),
 	}
 	for _, d := range []string{s.Workspace, s.StateDir} {
@@ -81,7 +91,10 @@ func (r *rig) spec(name string) backends.Spec {
 
 func (r *rig) start(s backends.Spec, memMiB int64) backends.Started {
 	r.t.Helper()
-	got, err := r.b.Start(r.t.Context(), s, memMiB)
+	if s.MemoryMiB == 0 {
+		s.MemoryMiB = memMiB // what the controller would have decided
+	}
+	got, err := r.b.Start(r.t.Context(), s)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -156,7 +169,7 @@ func TestNetworkOff(t *testing.T) {
 	on := r.spec("on")
 	r.start(on, 256)
 	off := r.spec("off")
-	off.Network = false
+	off.Network = backends.NetworkOff
 	r.start(off, 256)
 	_, onDevs := r.sh(on.ID, "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort | tr '\\n' ' '")
 	_, offDevs := r.sh(off.ID, "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort | tr '\\n' ' '")
@@ -235,7 +248,7 @@ func TestMemoryLimitKills(t *testing.T) {
 func TestObserveAndAdopt(t *testing.T) {
 	r := newRig(t)
 	s := r.spec("w")
-	r.start(s, 256)
+	started := r.start(s, 256)
 	r.sh(s.ID, "sleep 300 &")
 	// a new backend over the same root, as after a controller restart
 	b2, err := New(Config{Root: r.root, Agent: os.Args[0]})
@@ -245,6 +258,9 @@ func TestObserveAndAdopt(t *testing.T) {
 	obs, err := b2.Observe(t.Context())
 	if err != nil || len(obs) != 1 || obs[0].ID != s.ID || !obs[0].Running {
 		t.Fatalf("observe after restart: %+v, %v", obs, err)
+	}
+	if obs[0].MemoryLimitMiB != started.MemoryLimitMiB {
+		t.Errorf("an adopted sandbox holds a %d MiB limit, observed %d", started.MemoryLimitMiB, obs[0].MemoryLimitMiB)
 	}
 	var out bytes.Buffer
 	if code, err := b2.Exec(t.Context(), s.ID, backends.ExecRequest{Args: []string{"pgrep", "-x", "sleep"}, Stdout: &out}); err != nil || code != 0 {
@@ -315,13 +331,27 @@ func TestSuiteAsUnprivilegedUser(t *testing.T) {
 	if err := os.WriteFile(bin, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(t.Context(), "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
-		bin, "-test.run=^Test(BackgroundProcess|SandboxIdentity|NetworkOff|Escapes|MemoryLimit|ObserveAndAdopt|Hostile)", "-test.v", "-test.count=1")
+	run := []string{bin, "-test.run=^Test(BackgroundProcess|SandboxIdentity|NetworkOff|Escapes|MemoryLimit|ObserveAndAdopt|Imported|DeadSandbox|KilledDuringCreates|Hostile|NAT)", "-test.v", "-test.count=1"}
+	cmd := exec.CommandContext(t.Context(), "setpriv", append([]string{"--reuid=65534", "--regid=65534", "--clear-groups", "--"}, run...)...)
+	if !tunUsableByOthers() {
+		// a desktop's /dev/net/tun is 0666; where it is root's alone, the
+		// ordinary user gets one of its own, as a root backend's helper does
+		cmd = exec.CommandContext(t.Context(), "/bin/sh", append([]string{"-c", tunScript, "sh", "65534", "65534"}, run...)...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
+	}
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SANDBOXDESK_TEST_UNPRIVILEGED=1", "HOME="+dir, "TMPDIR=/tmp")
+	if _, err := exec.LookPath("ip"); err == nil {
+		cmd.Env = append(cmd.Env, testHostEnv+"="+newTestNetHost(t).serveHTTP(t, 8080, 123457))
+	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the suite as an ordinary user failed: %v\n%s", err, out)
 	}
 	t.Logf("as an ordinary user:\n%s", out)
+}
+
+func tunUsableByOthers() bool {
+	fi, err := os.Stat("/dev/net/tun")
+	return err == nil && fi.Mode().Perm()&0o006 == 0o006
 }

@@ -3,11 +3,15 @@
 package bubblewrap
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"sandboxdesk/backends"
 )
@@ -16,9 +20,10 @@ import (
 // with `true` in place of the agent: running bwrap directly with the same
 // flags.
 func rawCommand(be *Backend, s backends.Spec, run *sandboxRun) []string {
-	img := scanImage("/", true)
+	img, _ := scanImage("/", true)
+	// network off: the same namespaces, without the NAT's descriptors
 	l := layout{Name: s.Name, ImageRoot: "/", HostImage: true, StateDir: s.StateDir, Workspace: s.Workspace,
-		Network: true, Agent: be.agent, Interp: be.interp, Libs: be.libs}
+		Network: backends.NetworkOff, Agent: be.agent, Interp: be.interp, Libs: be.libs}
 	cmd := be.command(l, img, run)
 	i := len(cmd) - 1
 	for cmd[i] != "--" { // the last "--" ends bwrap's own flags
@@ -37,8 +42,11 @@ func newBenchSandbox(b *testing.B) (*Backend, backends.Spec, *sandboxRun) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := backends.Spec{ID: "sb-bench0000000000", Name: "bench", Root: root, Image: backends.Image{Name: HostImage}, Network: true,
-		Workspace: root + "/workspaces/bench", StateDir: root + "/sandboxes/sb-bench0000000000"}
+	// an id of its own: the cgroup is named for it, and another run of the
+	// benchmarks on this host must not share it
+	id := "sb-bench" + randomHex(5)
+	s := backends.Spec{ID: id, Name: "bench", Root: root, Image: backends.Image{Name: HostImage}, Network: backends.NetworkOn,
+		Workspace: root + "/workspaces/bench", StateDir: root + "/sandboxes/" + id}
 	os.MkdirAll(s.Workspace, 0o700)
 	os.MkdirAll(s.StateDir, 0o700)
 	run, err := be.prepare(b.Context(), s)
@@ -57,7 +65,7 @@ func newBenchSandbox(b *testing.B) (*Backend, backends.Spec, *sandboxRun) {
 // BenchmarkExecTrue: `true` through the agent of a running sandbox.
 func BenchmarkExecTrue(b *testing.B) {
 	be, s, _ := newBenchSandbox(b)
-	if _, err := be.Start(b.Context(), s, 512); err != nil {
+	if _, err := be.Start(b.Context(), withMemory(s, 512)); err != nil {
 		b.Fatal(err)
 	}
 	defer be.Remove(context.Background(), s.ID)
@@ -76,6 +84,7 @@ func BenchmarkRawBwrapTrue(b *testing.B) {
 	for b.Loop() {
 		c := exec.Command(cmd[0], cmd[1:]...)
 		c.Dir = "/"
+		c.Stdin = strings.NewReader("go\n") // through the start gate
 		if be.asRoot {
 			c.SysProcAttr = rawSysProcAttr()
 		}
@@ -85,12 +94,57 @@ func BenchmarkRawBwrapTrue(b *testing.B) {
 	}
 }
 
-// BenchmarkColdCreate: start a sandbox (folders, cgroup, bwrap, agent
-// answering) and stop it.
+// BenchmarkColdCreate: start a sandbox (folders, cgroup, bwrap, its NAT
+// up, agent answering) and stop it.
 func BenchmarkColdCreate(b *testing.B) {
 	be, s, _ := newBenchSandbox(b)
+	coldCreate(b, be, s)
+}
+
+// BenchmarkColdCreateNetworkOff: the same without a network, so without
+// the NAT helper: the difference is what the NAT costs a start.
+func BenchmarkColdCreateNetworkOff(b *testing.B) {
+	be, s, _ := newBenchSandbox(b)
+	s.Network = backends.NetworkOff
+	coldCreate(b, be, s)
+}
+
+// BenchmarkNATStartCost: cold creates with and without the NAT, taken in
+// turn so both see the same load on a shared machine; it reports the
+// median of each and their difference, the NAT's cost per start.
+func BenchmarkNATStartCost(b *testing.B) {
+	be, s, _ := newBenchSandbox(b)
+	var on, off []time.Duration
 	for b.Loop() {
-		if _, err := be.Start(b.Context(), s, 512); err != nil {
+		for _, n := range []backends.Network{backends.NetworkOn, backends.NetworkOff} {
+			s.Network = n
+			t0 := time.Now()
+			if _, err := be.Start(b.Context(), withMemory(s, 512)); err != nil {
+				b.Fatal(err)
+			}
+			d := time.Since(t0)
+			if _, err := be.Stop(b.Context(), s.ID, 0); err != nil {
+				b.Fatal(err)
+			}
+			if n == backends.NetworkOn {
+				on = append(on, d)
+			} else {
+				off = append(off, d)
+			}
+		}
+	}
+	median := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2]) / 1e6
+	}
+	b.ReportMetric(median(on), "ms-start-on")
+	b.ReportMetric(median(off), "ms-start-off")
+	b.ReportMetric(median(on)-median(off), "ms-nat")
+}
+
+func coldCreate(b *testing.B, be *Backend, s backends.Spec) {
+	for b.Loop() {
+		if _, err := be.Start(b.Context(), withMemory(s, 512)); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := be.Stop(b.Context(), s.ID, 0); err != nil {
@@ -98,3 +152,51 @@ func BenchmarkColdCreate(b *testing.B) {
 		}
 	}
 }
+
+// downloadBytes is the size of one download in the throughput benchmarks.
+const downloadBytes = 100 << 20
+
+// BenchmarkDownloadHost: 100 MiB over TCP from the test host (a network
+// namespace on a veth pair) to a process on the host.
+func BenchmarkDownloadHost(b *testing.B) {
+	url := newTestNetHost(b).serveHTTP(b, 8080, downloadBytes)
+	addr := strings.TrimPrefix(strings.TrimSuffix(url, "/file"), "http://")
+	b.SetBytes(downloadBytes)
+	for b.Loop() {
+		out, err := exec.Command(os.Args[0], probeCommand, "sink", addr).CombinedOutput()
+		if err != nil || !gotAll(string(out)) {
+			b.Fatalf("%v: %s", err, out)
+		}
+	}
+}
+
+// BenchmarkDownloadNAT: the same download from inside a sandbox with
+// network "on", through its NAT.
+func BenchmarkDownloadNAT(b *testing.B) {
+	url := newTestNetHost(b).serveHTTP(b, 8080, downloadBytes)
+	addr := strings.TrimPrefix(strings.TrimSuffix(url, "/file"), "http://")
+	be, s, _ := newBenchSandbox(b)
+	if _, err := be.Start(b.Context(), withMemory(s, 512)); err != nil {
+		b.Fatal(err)
+	}
+	defer be.Remove(context.Background(), s.ID)
+	r := &rig{b: be}
+	cmd := []string{"sh", "-c", r.probe("sink", addr)}
+	b.SetBytes(downloadBytes)
+	for b.Loop() {
+		var out bytes.Buffer
+		code, err := be.Exec(b.Context(), s.ID, backends.ExecRequest{Args: cmd, Stdout: &out, Stderr: &out})
+		if err != nil || code != 0 || !gotAll(out.String()) {
+			b.Fatalf("%d %v: %s", code, err, out.String())
+		}
+	}
+}
+
+// gotAll reads the probe's byte count: the whole body and its headers.
+func gotAll(out string) bool {
+	n, err := strconv.Atoi(strings.TrimSpace(out))
+	return err == nil && n > downloadBytes
+}
+
+// withMemory gives a spec the memory the controller would have decided.
+func withMemory(s backends.Spec, mib int64) backends.Spec { s.MemoryMiB = mib; return s }

@@ -128,6 +128,29 @@ func (c *cgroup) ooms() int {
 	return 0
 }
 
+// memoryLimitMiB reads back the memory limit the cgroup enforces; 0 when
+// none is (no cgroup, or "max").
+func (c *cgroup) memoryLimitMiB() int64 {
+	var file string
+	switch {
+	case c.v2 != "":
+		file = filepath.Join(c.v2, "memory.max")
+	case c.memory != "":
+		file = filepath.Join(c.memory, "memory.limit_in_bytes")
+	default:
+		return 0
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil || n <= 0 || n >= 1<<62 {
+		return 0
+	}
+	return n >> 20
+}
+
 // remove kills whatever is still in the cgroup and deletes its folders.
 func (c *cgroup) remove() {
 	for _, d := range []string{c.v2, c.memory, c.cpu} {

@@ -68,9 +68,10 @@ func newController(t *testing.T) (*controller.Controller, string) {
 	return c, root
 }
 
-func TestControllerKilledSandboxAdopted(t *testing.T) {
-	newRig(t) // skips where bwrap is missing
-	root := t.TempDir()
+// childControllerKilled runs a controller process over root that makes
+// sandbox w (a background process, a workspace file), then SIGKILLs it.
+func childControllerKilled(t *testing.T, root string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childRootEnv+"="+root)
 	cmd.Stderr = os.Stderr
@@ -79,14 +80,22 @@ func TestControllerKilledSandboxAdopted(t *testing.T) {
 		t.Fatal(err)
 	}
 	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	if strings.TrimSpace(line) != "ready" {
-		cmd.Process.Kill()
-		t.Fatalf("child controller said %q", line)
-	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
+	if strings.TrimSpace(line) != "ready" {
+		t.Fatalf("child controller said %q", line)
+	}
+}
+
+func TestControllerKilledSandboxAdopted(t *testing.T) {
+	newRig(t) // skips where bwrap is missing
+	root := t.TempDir()
+	childControllerKilled(t, root)
 	if n := bwrapsUnder(root); n == 0 {
 		t.Fatal("the sandbox died with its controller")
+	}
+	if n := natsUnder(root); n != 1 {
+		t.Fatalf("%d NAT helpers after the crash, want the sandbox's one", n)
 	}
 
 	c, err := openController(t.Context(), root)
@@ -108,6 +117,9 @@ func TestControllerKilledSandboxAdopted(t *testing.T) {
 	}
 	if n := bwrapsUnder(root); n != 0 {
 		t.Errorf("%d bwrap processes of this root left after shutdown", n)
+	}
+	if n := natsUnder(root); n != 0 {
+		t.Errorf("%d NAT helpers of this root left after shutdown", n)
 	}
 	if b, err := os.ReadFile(filepath.Join(root, "workspaces", "w", "work.txt")); err != nil || string(b) != "precious\n" {
 		t.Errorf("workspace after crash and shutdown: %q, %v", b, err)

@@ -14,6 +14,40 @@
 // enforced where it does not. Nothing is reserved: a bubblewrap sandbox
 // counts for nothing in the memory budget.
 //
+// Nothing of the controller's reaches inside: bwrap (the sandbox's pid 1,
+// whose environment stays readable there) starts with only PATH;
+// it starts with a new, empty session keyring; /proc/keys is masked; and
+// a seccomp filter (seccomp_linux.go) denies the keyrings, io_uring, eBPF,
+// perf, userfaultfd, terminal injection, rare socket families and, unless
+// the spec asks for them, nested user namespaces. Of the controller's
+// environment only the CA variables cross, as files the sandbox can read
+// (trust.go); the agent adds the PATH and package manager settings a
+// command gets.
+//
+// An imported image is hostile: it is unpacked, checked and read at each
+// start through descriptors of its own folders, never following a link it
+// holds, and an image that bwrap could use only by following one (an /etc
+// that is a link) is refused.
+//
+// The controller reaches the agent only through ROOT/bubblewrap/ID, a
+// folder private to the controller's user and never bound into a
+// sandbox: it binds the agent's socket there and hands the listening
+// socket to bwrap, so nothing a sandbox can write is ever a path the
+// controller dials. The same folder holds bwrap's pid file, written
+// before the start script lets bwrap run, so every sandbox process is
+// known to the next controller however the last one ended. A sandbox
+// whose bwrap ends unasked is reported to the controller as stopped, with
+// the reason, and whatever it left is killed.
+//
+// Network "on" is outbound only: slirp4netns, started as the sandbox's
+// host user inside the user namespace that owns the sandbox's network
+// namespace, gives it a NAT (10.0.2.100, gateway 10.0.2.2, DNS forwarder
+// 10.0.2.3) that never leads to the host's loopback, and the sandbox's
+// abstract sockets and loopback are its own. The helper is in a session of
+// its own, so it outlives a controller that dies, and ends when the
+// sandbox's bwrap does (it holds the other end of the helper's exit pipe).
+// "off" is an empty network namespace; "host" the host's own, when asked.
+//
 // When the app runs as root, bwrap is started under an unprivileged host
 // uid: inside a user namespace made by root, the sandbox user would be
 // host root, its files root's, and root-only host files readable. Each

@@ -13,8 +13,9 @@ import (
 
 // prepare lays out the sandbox's folder before a start. The folder itself
 // and its etc are the controller's, so nothing the sandbox user does can
-// redirect what the controller writes there (bwrap.log, bwrap.pid, uid,
-// etc/*); home, tmp and run are the sandbox user's. As root it returns
+// redirect what the controller writes there (uid, etc/*); home and tmp
+// are the sandbox user's. bwrap's pid file, log and the agent's socket
+// are in the control folder (see ctlDir). As root it returns
 // how the sandbox runs: its own host uid, and its workspace idmapped to
 // it.
 func (b *Backend) prepare(ctx context.Context, spec backends.Spec) (*sandboxRun, error) {
@@ -41,7 +42,7 @@ func (b *Backend) prepare(ctx context.Context, spec backends.Spec) (*sandboxRun,
 		name  string
 		owner ids
 		mode  os.FileMode
-	}{{"home", user, 0o700}, {"tmp", user, 0o777 | os.ModeSticky}, {"run", user, 0o700}, {"etc", me, 0o755}} {
+	}{{"home", user, 0o700}, {"tmp", user, 0o777 | os.ModeSticky}, {"etc", me, 0o755}} {
 		p := filepath.Join(spec.StateDir, d.name)
 		if err := ownFolder(p, d.owner, d.mode); err != nil {
 			return nil, fmt.Errorf("prepare sandbox folder: %w", err)
@@ -50,7 +51,7 @@ func (b *Backend) prepare(ctx context.Context, spec backends.Spec) (*sandboxRun,
 			return nil, fmt.Errorf("prepare sandbox folder: %w", err)
 		}
 	}
-	for name, content := range etcFiles(spec.Name) {
+	for name, content := range etcFiles(spec.Name, spec.Network) {
 		if err := replaceFile(filepath.Join(spec.StateDir, "etc", name), []byte(content), 0o644); err != nil {
 			return nil, fmt.Errorf("prepare sandbox /etc: %w", err)
 		}

@@ -188,6 +188,9 @@ func TestHostileLinksInTheSandboxFolderAreNotFollowed(t *testing.T) {
 		if b, _ := os.ReadFile(victim); string(b) != "victim" || fi.Mode().Perm() != 0o644 {
 			t.Errorf("starting through a link at %s changed the victim: %q, %v", f, b, fi.Mode())
 		}
+		if f == "bwrap.log" || f == "bwrap.pid" {
+			continue // the controller no longer writes these here (see ctlDir)
+		}
 		if fi, err := os.Lstat(filepath.Join(s.StateDir, f)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 			t.Errorf("%s is still a link", f)
 		}

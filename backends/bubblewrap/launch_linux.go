@@ -73,6 +73,10 @@ func launchMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: sandboxdesk", launchCommand, "PLAN BWRAP [ARGS...]")
 		return 2
 	}
+	if err := awaitGate(); err != nil {
+		fmt.Fprintln(os.Stderr, "sandboxdesk: start sandbox:", err)
+		return 125
+	}
 	if err := p.run(args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "sandboxdesk: start sandbox:", err)
 		return 125

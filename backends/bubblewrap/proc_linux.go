@@ -2,17 +2,11 @@ package bubblewrap
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
-	"net"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // ids is a host user and its group.
@@ -36,43 +30,17 @@ func workspacePerson() ids {
 	return ids{uid: uid, gid: gid}
 }
 
-// pidFile records the bwrap monitor of a running sandbox, with its start
-// time, so a pid reused by another process is never taken for it.
-type pidFile struct {
-	Pid       int    `json:"pid"`
-	StartTime uint64 `json:"startTime"`
-}
-
-func pidPath(stateDir string) string { return filepath.Join(stateDir, "bwrap.pid") }
-
-func readPidFile(stateDir string) (pidFile, bool) {
-	b, err := readFileNoFollow(pidPath(stateDir))
-	if err != nil {
-		return pidFile{}, false
-	}
-	var p pidFile
-	if json.Unmarshal(b, &p) != nil || p.Pid <= 0 {
-		return pidFile{}, false
-	}
-	return p, true
-}
-
-func writePidFile(stateDir string, p pidFile) error {
-	b, _ := json.Marshal(p)
-	return replaceFile(pidPath(stateDir), b, 0o600)
-}
-
-// alive reports whether p is still the bwrap of the sandbox in stateDir:
-// the same pid, started at the same time, with the sandbox's folder
+// alive reports whether p is still the bwrap of sandbox id: the same
+// pid, started at the same time, with the sandbox's folder
 // (ROOT/sandboxes/ID, or its alias) on its command line, which is how a
 // sandbox is marked with the root it belongs to.
-func (p pidFile) alive(stateDir string) bool {
+func (p pidFile) alive(id string) bool {
 	st, ok := startTime(p.Pid)
 	if !ok || st != p.StartTime {
 		return false
 	}
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.Pid))
-	mark := "/sandboxes/" + filepath.Base(stateDir) + "/"
+	mark := "/sandboxes/" + id + "/"
 	return err == nil && bytes.Contains(cmdline, []byte(mark))
 }
 
@@ -95,18 +63,28 @@ func startTime(pid int) (uint64, bool) {
 	return st, err == nil
 }
 
-// dialAgent connects to the agent's socket in the sandbox's folder. The
-// path is reached through an open handle on its folder, so a root deep
-// enough to make the path longer than a socket address allows still works.
-func dialAgent(ctx context.Context, stateDir string) (net.Conn, error) {
-	dir := filepath.Join(stateDir, "run")
-	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("reach sandbox agent: %w", err)
+// sweep kills what is left of sandbox id's processes once its bwrap is
+// gone or going: every process that names the sandbox's folder on its
+// command line (the start script, bwrap, and bwrap's init inside, which
+// keeps bwrap's command line) and started no earlier than it. The init
+// is pid 1 of the sandbox's pid namespace: its end ends every process
+// in the sandbox, even when the bwrap outside was killed first and left
+// it to the host's init.
+func sweep(id string, since uint64) {
+	mark := []byte("/sandboxes/" + id + "/")
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := startTime(pid); !ok || st < since {
+			continue
+		}
+		if cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.Contains(cmdline, mark) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
-	defer unix.Close(fd)
-	var d net.Dialer
-	return d.DialContext(ctx, "unix", fmt.Sprintf("/proc/self/fd/%d/agent.sock", fd))
 }
 
 // children lists the processes whose parent is pid.

@@ -12,12 +12,44 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
+	"sandboxdesk/backends"
 	"sandboxdesk/backends/agent"
 )
 
-// joinScript joins each cgroup.procs file given before "--", then runs the
-// rest: every process of the sandbox is inside its cgroup from the start.
-const joinScript = `for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"`
+// startGate holds the child until the controller has recorded its pid
+// (the line it writes on stdin): a controller killed before that closes
+// the pipe, and the child ends instead of becoming a sandbox nobody
+// knows of.
+const startGate = `IFS= read -r go || exit 125; exec </dev/null; `
+
+// awaitGate is the start gate in the launcher: it returns once the
+// controller lets it through, with stdin then /dev/null, and fails when
+// the controller is gone first.
+func awaitGate() error {
+	var c [1]byte
+	for {
+		n, err := os.Stdin.Read(c[:])
+		if n == 1 && c[0] == '\n' {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("the controller was gone before it let the sandbox start: %w", err)
+		}
+	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	return unix.Dup3(int(null.Fd()), 0, 0)
+}
+
+// joinScript waits at the gate, joins each cgroup.procs file given before
+// "--", then runs the rest: every process of the sandbox is inside its
+// cgroup from the start.
+const joinScript = startGate + `for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"`
 
 // sandboxRun is how a root controller runs one sandbox: as its own host
 // user, with its workspace idmapped to that user.
@@ -27,14 +59,12 @@ type sandboxRun struct {
 }
 
 // command is the full command line that starts a sandbox: bwrap, behind
-// the cgroup join, and as root (run set) behind the launcher, which
-// mounts the sandbox's folders at the alias and becomes its host user.
+// the start gate and the cgroup join, and as root (run set) behind the
+// launcher, which waits at the same gate, mounts the sandbox's folders at
+// the alias and becomes its host user.
 func (b *Backend) command(l layout, img imageLayout, run *sandboxRun) []string {
 	if run == nil {
 		args := append([]string{b.bwrap}, bwrapArgs(l, img)...)
-		if len(l.CgroupProcs) == 0 {
-			return args
-		}
 		return append(append(append([]string{"/bin/sh", "-c", joinScript, "sh"}, l.CgroupProcs...), "--"), args...)
 	}
 	plan := launchPlan{UID: run.user.uid, GID: run.user.gid, CgroupProcs: l.CgroupProcs}
@@ -66,16 +96,55 @@ func within(dir, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-func (b *Backend) spawn(l layout, img imageLayout, run *sandboxRun) (*sandbox, error) {
-	args := b.command(l, img, run)
-	logf, err := createFresh(filepath.Join(l.StateDir, "bwrap.log"), 0o600)
+// spawn starts the sandbox's bwrap on a fresh agent socket. The child
+// waits at the start gate until its pid file is written, so no sandbox
+// ever runs that a later controller could not find. For network "on" it
+// returns once the sandbox's NAT is up.
+func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayout, run *sandboxRun) (*sandbox, error) {
+	ctl := b.ctlDir(id)
+	sock, err := listenAgent(ctl)
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	defer sock.Close()
+	var inherited []*os.File
+	if run != nil && run.workspace != nil {
+		inherited = append(inherited, run.workspace) // workspaceFD
+	}
+	inherited = append(inherited, sock)
+	l.AgentFD = 3 + len(inherited) - 1
+	hardening, err := launchFiles(&l, 3+len(inherited))
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	defer closeAll(hardening)
+	inherited = append(inherited, hardening...)
+	var nat *natPipes
+	if l.Network == backends.NetworkOn {
+		if nat, err = newNATPipes(); err != nil {
+			return nil, err
+		}
+		defer nat.close()
+		// after the others: the launcher passes them on to bwrap
+		l.InfoFD, l.SyncFD = 3+len(inherited), 4+len(inherited)
+		inherited = append(inherited, nat.bwrapFiles()...)
+	}
+	logf, err := createCtl(ctl, logFileName)
 	if err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
 	defer logf.Close()
+	gate, release, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	defer release.Close()
+	args := b.command(l, img, run)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = "/"
-	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Env = bwrapEnv
+	cmd.ExtraFiles = inherited
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = gate, logf, logf
 	// its own session: the sandbox outlives a controller that is killed,
 	// and the next one adopts it
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -83,38 +152,61 @@ func (b *Backend) spawn(l layout, img imageLayout, run *sandboxRun) (*sandbox, e
 		// a mount namespace of its own for the alias (see command); Go
 		// makes its mounts private before the launcher runs
 		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
-		if run.workspace != nil {
-			cmd.ExtraFiles = []*os.File{run.workspace} // workspaceFD
-		}
 	}
-	if err := cmd.Start(); err != nil {
+	err = startInOwnKeyring(cmd)
+	gate.Close()
+	if nat != nil {
+		nat.closeBwrapEnds()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("start bwrap: %w", err)
 	}
 	st, _ := startTime(cmd.Process.Pid)
-	sb := &sandbox{stateDir: l.StateDir, pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{})}
-	go func() { cmd.Wait(); close(sb.exited) }()
-	if err := writePidFile(l.StateDir, sb.pid); err != nil {
-		b.kill(sb)
+	sb := &sandbox{id: id, ctl: ctl, pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		sb.reason = exitReason(cmd.ProcessState)
+		close(sb.exited)
+	}()
+	if err := writePidFile(ctl, sb.pid); err != nil {
+		release.Close() // the child ends at the gate
+		<-sb.exited
 		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	if _, err := release.Write([]byte("go\n")); err != nil {
+		<-sb.exited
+		return nil, fmt.Errorf("start sandbox: the child ended before it was let through: %w", err)
+	}
+	if nat != nil {
+		if err := b.startNAT(ctx, sb, nat, run); err != nil {
+			b.kill(sb)
+			sweep(id, sb.pid.StartTime)
+			if log, _ := readCtl(ctl, logFileName); len(strings.TrimSpace(string(log))) > 0 {
+				err = fmt.Errorf("%w (bwrap: %s)", err, strings.TrimSpace(string(log)))
+			}
+			clearCtl(ctl)
+			return nil, err
+		}
 	}
 	return sb, nil
 }
 
 // awaitAgent waits until the agent answers, or says why bwrap gave up.
+// The socket exists before bwrap starts, so a dial succeeds at once and
+// the ping waits in the socket's queue for the agent to accept it; when
+// every holder of the socket is gone it fails instead.
 func (b *Backend) awaitAgent(ctx context.Context, sb *sandbox) error {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	for delay := time.Millisecond; ; delay = min(delay*2, 50*time.Millisecond) {
-		pctx, pcancel := context.WithTimeout(ctx, time.Second)
-		_, err := agent.Call(pctx, b.dialer(sb.stateDir), agent.Request{Op: "ping"})
-		pcancel()
+		_, err := agent.Call(ctx, b.dialer(sb), agent.Request{Op: "ping"})
 		if err == nil {
 			return nil
 		}
 		select {
 		case <-sb.exited:
-			log, _ := readFileNoFollow(filepath.Join(sb.stateDir, "bwrap.log"))
-			return fmt.Errorf("bwrap exited at start: %s", strings.TrimSpace(string(log)))
+			log, _ := readCtl(sb.ctl, logFileName)
+			return fmt.Errorf("bwrap exited at start (%s): %s", sb.reason, strings.TrimSpace(string(log)))
 		case <-ctx.Done():
 			return fmt.Errorf("the sandbox's agent did not answer: %w", ctx.Err())
 		case <-time.After(delay):
@@ -122,6 +214,6 @@ func (b *Backend) awaitAgent(ctx context.Context, sb *sandbox) error {
 	}
 }
 
-func (b *Backend) dialer(stateDir string) agent.Dialer {
-	return func(ctx context.Context) (net.Conn, error) { return dialAgent(ctx, stateDir) }
+func (b *Backend) dialer(sb *sandbox) agent.Dialer {
+	return func(ctx context.Context) (net.Conn, error) { return dialAgent(ctx, sb.ctl) }
 }

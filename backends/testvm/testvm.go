@@ -48,6 +48,7 @@ type Backend struct {
 	state       state
 	starts      int
 	gate        *gate
+	onStart     func(backends.Spec)
 }
 
 // gate holds starts until n of them wait at once.
@@ -151,6 +152,10 @@ func (b *Backend) passGate(ctx context.Context) error {
 	}
 }
 
+// OnStart calls fn at the beginning of every start, before the "VM"
+// boots: a test sees what the controller has marked by then.
+func (b *Backend) OnStart(fn func(backends.Spec)) { b.mu.Lock(); b.onStart = fn; b.mu.Unlock() }
+
 // SetImages replaces the images offered.
 func (b *Backend) SetImages(imgs []backends.Image) { b.mu.Lock(); b.images = imgs; b.mu.Unlock() }
 
@@ -174,7 +179,7 @@ func (b *Backend) Capabilities() backends.Capabilities {
 	if b.processes {
 		return backends.Capabilities{Kind: backends.KindProcess, Checkpoints: b.checkpoints, DefaultImage: "base"}
 	}
-	return backends.Capabilities{Kind: backends.KindVM, ReservesMemory: true, Checkpoints: b.checkpoints, DefaultImage: "base"}
+	return backends.Capabilities{Kind: backends.KindVM, Checkpoints: b.checkpoints, DefaultImage: "base"}
 }
 
 // Images lists the images offered.
@@ -184,12 +189,15 @@ func (b *Backend) Images(context.Context) ([]backends.Image, error) {
 	return append([]backends.Image(nil), b.images...), nil
 }
 
-// Start "boots" the VM with its own memory or the default it is given.
-func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMiB int64) (backends.Started, error) {
+// Start "boots" the VM with the memory the controller decided.
+func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Started, error) {
 	b.mu.Lock()
-	fail, delay := b.failStart, b.startDelay
+	fail, delay, hook := b.failStart, b.startDelay, b.onStart
 	b.starts++
 	b.mu.Unlock()
+	if hook != nil {
+		hook(spec)
+	}
 	if err := b.passGate(ctx); err != nil {
 		return backends.Started{}, err
 	}
@@ -204,9 +212,6 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 		return backends.Started{}, fail
 	}
 	mem := spec.MemoryMiB
-	if mem == 0 {
-		mem = defaultMemoryMiB
-	}
 	if mem <= 0 {
 		return backends.Started{}, fmt.Errorf("testvm: no memory given for %s", spec.Name)
 	}
@@ -292,7 +297,13 @@ func (b *Backend) Observe(context.Context) ([]backends.Observed, error) {
 	defer b.mu.Unlock()
 	var out []backends.Observed
 	for id, v := range b.state.VMs {
-		out = append(out, backends.Observed{ID: id, Running: v.Running})
+		o := backends.Observed{ID: id, Running: v.Running}
+		if v.Running && b.processes {
+			o.MemoryLimitMiB = v.ReservedMiB
+		} else if v.Running {
+			o.ReservedMiB = v.ReservedMiB
+		}
+		out = append(out, o)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil

@@ -133,7 +133,7 @@ func New(cfg Config) (*Backend, error) {
 
 // Capabilities: a VM holds the memory it was built with.
 func (b *Backend) Capabilities() backends.Capabilities {
-	return backends.Capabilities{Kind: backends.KindVM, ReservesMemory: true, Checkpoints: b.cfg.Driver.CanCheckpoint(), DefaultImage: "tiny"}
+	return backends.Capabilities{Kind: backends.KindVM, Checkpoints: b.cfg.Driver.CanCheckpoint(), DefaultImage: "tiny"}
 }
 
 // Images lists the guest images built for this machine.
@@ -171,10 +171,10 @@ func (b *Backend) dir(id string) (string, error) {
 	return filepath.Join(b.cfg.Dir, id), nil
 }
 
-// Start boots the sandbox with its own memory, or the controller's share
-// when it names none, and returns once the agent answers. A sandbox with
-// a checkpoint is restored instead, with the memory it was built with.
-func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMiB int64) (backends.Started, error) {
+// Start boots the sandbox with the memory the controller decided and
+// returns once the agent answers. A sandbox with a checkpoint is restored
+// instead, with the memory it was built with.
+func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Started, error) {
 	if m := b.get(spec.ID); m != nil {
 		return backends.Started{ReservedMiB: m.record.MemoryMiB}, nil
 	}
@@ -191,8 +191,8 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec, defaultMemoryMi
 	}
 	mach := Machine{Dir: dir, Image: img, MemoryMiB: spec.MemoryMiB, CPUs: max(spec.CPUs, 1),
 		Hostname: "sandbox", Workspace: spec.Workspace, Network: spec.Network}
-	if mach.MemoryMiB == 0 {
-		mach.MemoryMiB = defaultMemoryMiB
+	if mach.MemoryMiB <= 0 {
+		return backends.Started{}, fmt.Errorf("vm %s: no memory was decided for it", spec.Name)
 	}
 	if guest.ValidHostname(spec.Name) {
 		mach.Hostname = spec.Name

@@ -141,20 +141,14 @@ func newFake(t *testing.T) (*Backend, *fakeDriver, *events, string) {
 }
 
 func TestStartReservesWhatItBootsWith(t *testing.T) {
-	tests := []struct {
-		own, share, want int64
-	}{
-		{0, 2048, 2048},    // the controller's share
-		{1024, 4096, 1024}, // the sandbox's own memory wins
-	}
-	for _, tt := range tests {
+	for _, mem := range []int64{1024, 2048, 6144} {
 		b, d, _, _ := newFake(t)
-		st, err := b.Start(t.Context(), backends.Spec{ID: "s1", Name: "web", Image: backends.Image{Name: "tiny"}, MemoryMiB: tt.own, Workspace: t.TempDir()}, tt.share)
+		st, err := b.Start(t.Context(), backends.Spec{ID: "s1", Name: "web", Image: backends.Image{Name: "tiny"}, MemoryMiB: mem, Workspace: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.ReservedMiB != tt.want || d.booted[0].MemoryMiB != tt.want {
-			t.Errorf("own %d, share %d: reserved %d, booted with %d; want %d", tt.own, tt.share, st.ReservedMiB, d.booted[0].MemoryMiB, tt.want)
+		if st.ReservedMiB != mem || d.booted[0].MemoryMiB != mem {
+			t.Errorf("decided %d: reserved %d, booted with %d", mem, st.ReservedMiB, d.booted[0].MemoryMiB)
 		}
 	}
 }
@@ -166,18 +160,19 @@ func TestStartRefuses(t *testing.T) {
 		name string
 		spec backends.Spec
 	}{
-		{"unknown image", backends.Spec{ID: "s1", Image: backends.Image{Name: "nope"}, Workspace: ws}},
-		{"other digest", backends.Spec{ID: "s1", Image: backends.Image{Name: "tiny", Digest: "sha256:00"}, Workspace: ws}},
-		{"id with a slash", backends.Spec{ID: "../x", Image: backends.Image{Name: "tiny"}, Workspace: ws}},
+		{"unknown image", backends.Spec{ID: "s1", Image: backends.Image{Name: "nope"}, Workspace: ws, MemoryMiB: 1024}},
+		{"other digest", backends.Spec{ID: "s1", Image: backends.Image{Name: "tiny", Digest: "sha256:00"}, Workspace: ws, MemoryMiB: 1024}},
+		{"id with a slash", backends.Spec{ID: "../x", Image: backends.Image{Name: "tiny"}, Workspace: ws, MemoryMiB: 1024}},
+		{"no memory decided", backends.Spec{ID: "s1", Image: backends.Image{Name: "tiny"}, Workspace: ws, MemoryMiB: 0}},
 	}
 	for _, tt := range tests {
-		if _, err := b.Start(t.Context(), tt.spec, 1024); err == nil {
+		if _, err := b.Start(t.Context(), tt.spec); err == nil {
 			t.Errorf("%s: started", tt.name)
 		}
 	}
 	// a kernel changed after the build is never booted
 	os.WriteFile(filepath.Join(images, "tiny", "vmlinuz"), []byte("another kernel"), 0o644)
-	_, err := b.Start(t.Context(), backends.Spec{ID: "s2", Image: backends.Image{Name: "tiny"}, Workspace: ws}, 1024)
+	_, err := b.Start(t.Context(), backends.Spec{ID: "s2", Image: backends.Image{Name: "tiny"}, Workspace: ws, MemoryMiB: 1024})
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("does not match its manifest")) {
 		t.Errorf("a changed kernel: %v", err)
 	}
@@ -187,7 +182,7 @@ func TestMachineEndingOnItsOwnIsNews(t *testing.T) {
 	b, d, ev, _ := newFake(t)
 	ctx := t.Context()
 	for _, id := range []string{"a", "b"} {
-		if _, err := b.Start(ctx, backends.Spec{ID: id, Image: backends.Image{Name: "tiny"}, Workspace: t.TempDir()}, 1024); err != nil {
+		if _, err := b.Start(ctx, backends.Spec{ID: id, Image: backends.Image{Name: "tiny"}, Workspace: t.TempDir(), MemoryMiB: 1024}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -212,7 +207,7 @@ func TestAdoptAndRemove(t *testing.T) {
 	b, d, _, images := newFake(t)
 	ctx := t.Context()
 	ws := t.TempDir()
-	if _, err := b.Start(ctx, backends.Spec{ID: "s1", Image: backends.Image{Name: "tiny"}, Workspace: ws}, 1024); err != nil {
+	if _, err := b.Start(ctx, backends.Spec{ID: "s1", Image: backends.Image{Name: "tiny"}, Workspace: ws, MemoryMiB: 1024}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(ws, "keep"), []byte("mine"), 0o644)

@@ -3,6 +3,8 @@ package vm
 import (
 	"context"
 	"io"
+
+	"sandboxdesk/backends"
 )
 
 // Driver boots and controls machines for one hypervisor (qemu on Linux,
@@ -39,8 +41,9 @@ type Machine struct {
 	Hostname string
 	// Workspace is the host folder the guest mounts at /workspace.
 	Workspace string
-	// Network: user-mode networking; none when off.
-	Network bool
+	// Network: user-mode networking, outbound only ("on") or with the
+	// host's loopback too ("host"); no network device when "off".
+	Network backends.Network
 	// Restore, when set, names the checkpoint file in Dir the machine is
 	// restored from instead of booting; Boot returns once it runs again.
 	Restore string

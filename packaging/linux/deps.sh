@@ -6,13 +6,14 @@
 set -eu
 
 # gcc, pkg-config and the GL/X11 headers: cgo for Fyne and SQLite.
-# bubblewrap: the Linux sandbox backend. xvfb, xauth: a display for tests
-# and screenshots. dbus-x11: a session bus for the tray. imagemagick and
-# xdotool: screenshots. busybox-static: real root filesystems for image
-# tests. qemu-system-x86: VM sandboxes (their tests build a guest image
-# from Debian's kernel package, fetched with apt-get download, never
-# installed).
-PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap xvfb xauth dbus-x11 imagemagick xdotool busybox-static qemu-system-x86 ca-certificates git"
+# bubblewrap: the Linux sandbox backend; slirp4netns: its outbound-only
+# network (network "on"); iproute2: the network tests' own test host.
+# xvfb, xauth: a display for tests and screenshots. dbus-x11: a session
+# bus for the tray. imagemagick and xdotool: screenshots. busybox-static:
+# real root filesystems for image tests. qemu-system-x86: VM sandboxes
+# (their tests build a guest image from Debian's kernel package, fetched
+# with apt-get download, never installed).
+PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap slirp4netns iproute2 xvfb xauth dbus-x11 imagemagick xdotool busybox-static qemu-system-x86 ca-certificates git"
 
 if [ "${1:-}" = "--list" ]; then
 	echo "$PACKAGES"

@@ -7,7 +7,8 @@
 // Settings come from the kernel command line, written by the host:
 //
 //	sandboxdesk.hostname=NAME   the sandbox's hostname
-//	sandboxdesk.net=on|off      bring up the user-mode network
+//	sandboxdesk.net=on|off|host the user-mode network: outbound only, none,
+//	                            or with the host's loopback too
 //	sandboxdesk.share=TAG       the 9p tag of the workspace
 //	sandboxdesk.port=NAME       the virtio-serial port of the agent
 //
@@ -20,7 +21,7 @@ import "strings"
 // Settings are what the host asks of the guest at boot.
 type Settings struct {
 	Hostname string
-	Network  bool
+	Network  string // "on" (outbound only), "off" or "host"
 	Share    string
 	Port     string
 }
@@ -37,7 +38,7 @@ const UserUID = 1000
 
 // ParseCmdline reads the settings from a kernel command line.
 func ParseCmdline(cmdline string) Settings {
-	s := Settings{Hostname: "sandbox", Share: DefaultShare, Port: DefaultPort}
+	s := Settings{Hostname: "sandbox", Network: "off", Share: DefaultShare, Port: DefaultPort}
 	for _, f := range strings.Fields(cmdline) {
 		k, v, _ := strings.Cut(f, "=")
 		switch k {
@@ -46,7 +47,9 @@ func ParseCmdline(cmdline string) Settings {
 				s.Hostname = v
 			}
 		case "sandboxdesk.net":
-			s.Network = v == "on"
+			if v == "on" || v == "host" {
+				s.Network = v
+			}
 		case "sandboxdesk.share":
 			s.Share = v
 		case "sandboxdesk.port":

@@ -93,17 +93,22 @@ func loadModule(path string) error {
 
 // network brings up loopback and, when asked, the user-mode network's
 // fixed addresses (QEMU's slirp: the guest 10.0.2.15, the gateway
-// 10.0.2.2, its DNS 10.0.2.3). The gateway's own address is refused: slirp
-// maps it to the host's loopback, which a sandbox must never reach.
-func network(on bool) error {
+// 10.0.2.2, its DNS 10.0.2.3). With "on" the gateway's own address is
+// refused: slirp maps it to the host's loopback, which a sandbox reaches
+// only with "host".
+func network(mode string) error {
 	steps := [][]string{{"ip", "link", "set", "lo", "up"}}
-	if on {
+	if mode == "on" || mode == "host" {
 		steps = append(steps,
 			[]string{"ip", "link", "set", "eth0", "up"},
 			[]string{"ip", "addr", "add", "10.0.2.15/24", "dev", "eth0"},
 			[]string{"ip", "route", "add", "default", "via", "10.0.2.2"},
-			[]string{"ip", "route", "add", "prohibit", "10.0.2.2/32"},
 		)
+	}
+	if mode == "on" {
+		steps = append(steps, []string{"ip", "route", "add", "prohibit", "10.0.2.2/32"})
+	}
+	if mode == "on" || mode == "host" {
 		if err := os.WriteFile("/etc/resolv.conf", []byte("nameserver 10.0.2.3\n"), 0o644); err != nil {
 			return err
 		}

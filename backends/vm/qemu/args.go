@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"sandboxdesk/backends"
 	"sandboxdesk/backends/vm"
 	"sandboxdesk/backends/vm/guest"
 )
@@ -24,8 +25,12 @@ func Args(m vm.Machine, accel string) []string {
 	if accel == "kvm" {
 		cpu = "host"
 	}
+	network := m.Network
+	if network == "" {
+		network = backends.NetworkOn
+	}
 	cmdline := strings.TrimSpace(m.Image.Manifest.Cmdline + " sandboxdesk.hostname=" + m.Hostname +
-		" sandboxdesk.net=" + onOff(m.Network) + " sandboxdesk.share=" + guest.DefaultShare + " sandboxdesk.port=" + guest.DefaultPort)
+		" sandboxdesk.net=" + string(network) + " sandboxdesk.share=" + guest.DefaultShare + " sandboxdesk.port=" + guest.DefaultPort)
 	a := []string{
 		"-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
 		// QEMU's own seccomp filter: no obsolete calls, no gaining
@@ -49,9 +54,9 @@ func Args(m vm.Machine, accel string) []string {
 		"-fsdev", "local,id=ws,security_model=mapped-xattr,path=" + opt(m.Workspace),
 		"-device", "virtio-9p-pci,fsdev=ws,mount_tag=" + guest.DefaultShare,
 	}
-	if m.Network {
-		// the guest's own route refuses the gateway's address, which
-		// slirp maps to the host's loopback
+	if network != backends.NetworkOff {
+		// on: the guest's own route refuses the gateway's address, which
+		// slirp maps to the host's loopback; host: it may reach it
 		a = append(a, "-netdev", "user,id=net0,ipv6=off", "-device", "virtio-net-pci,netdev=net0")
 	}
 	if m.Image.Manifest.RootDisk != nil {
@@ -63,13 +68,6 @@ func Args(m vm.Machine, accel string) []string {
 		a = append(a, "-incoming", "exec:cat "+filepath.Base(m.Restore))
 	}
 	return a
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
 }
 
 // opt escapes a value inside a QEMU option list, where ',' separates.

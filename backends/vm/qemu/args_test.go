@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"sandboxdesk/backends"
 	"sandboxdesk/backends/vm"
 )
 
@@ -20,11 +21,11 @@ func TestArgs(t *testing.T) {
 		hasNot  []string
 		cmdline string
 	}{
-		{"network on", vm.Machine{Image: img, MemoryMiB: 2048, CPUs: 2, Hostname: "web", Workspace: "/ws", Network: true}, "tcg",
+		{"network on", vm.Machine{Image: img, MemoryMiB: 2048, CPUs: 2, Hostname: "web", Workspace: "/ws", Network: backends.NetworkOn}, "tcg",
 			[][2]string{{"-m", "2048"}, {"-smp", "2"}, {"-accel", "tcg"}, {"-cpu", "max"}, {"-netdev", "user,id=net0,ipv6=off"},
 				{"-fsdev", "local,id=ws,security_model=mapped-xattr,path=/ws"}, {"-kernel", "/images/tiny/vmlinuz"}},
 			[]string{"-incoming", "-drive"}, "console=ttyS0 sandboxdesk.hostname=web sandboxdesk.net=on"},
-		{"network off", vm.Machine{Image: img, MemoryMiB: 1024, CPUs: 1, Hostname: "sandbox", Workspace: "/ws"}, "kvm",
+		{"network off", vm.Machine{Image: img, MemoryMiB: 1024, CPUs: 1, Hostname: "sandbox", Workspace: "/ws", Network: backends.NetworkOff}, "kvm",
 			[][2]string{{"-accel", "kvm"}, {"-cpu", "host"}}, []string{"-netdev"}, "sandboxdesk.net=off"},
 		// a comma in a path is escaped, never a new option
 		{"comma in the workspace", vm.Machine{Image: img, MemoryMiB: 1024, CPUs: 1, Hostname: "x", Workspace: "/a,b=c"}, "tcg",

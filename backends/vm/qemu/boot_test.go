@@ -74,8 +74,8 @@ func TestBootTinyGuest(t *testing.T) {
 	port := l.Addr().(*net.TCPAddr).Port
 
 	ctx := context.Background()
-	spec := backends.Spec{ID: "vm1", Name: "boot-test", Image: backends.Image{Name: "tiny"}, Workspace: ws, Network: true}
-	started, err := b.Start(ctx, spec, 512)
+	spec := backends.Spec{ID: "vm1", Name: "boot-test", Image: backends.Image{Name: "tiny"}, Workspace: ws, Network: backends.NetworkOn, MemoryMiB: 512}
+	started, err := b.Start(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}

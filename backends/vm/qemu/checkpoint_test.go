@@ -26,8 +26,8 @@ func TestCheckpointKeepsProcesses(t *testing.T) {
 	}
 	ws := t.TempDir()
 	ctx := context.Background()
-	spec := backends.Spec{ID: "cp", Name: "cp", Image: backends.Image{Name: "tiny"}, Workspace: ws}
-	if _, err := b.Start(ctx, spec, 512); err != nil {
+	spec := backends.Spec{ID: "cp", Name: "cp", Image: backends.Image{Name: "tiny"}, Workspace: ws, MemoryMiB: 512}
+	if _, err := b.Start(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
 	defer b.Remove(ctx, "cp")
@@ -46,7 +46,8 @@ func TestCheckpointKeepsProcesses(t *testing.T) {
 	}
 	// the controller's share changed meanwhile; a restored VM holds what
 	// it was built with
-	started, err := b.Start(ctx, spec, 1024)
+	spec.MemoryMiB = 1024
+	started, err := b.Start(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestCheckpointKeepsProcesses(t *testing.T) {
 	if err := b.DropCheckpoint(ctx, "cp"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Start(ctx, spec, 1024); err != nil {
+	if _, err := b.Start(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
 	if code, out := run(t, b, "cp", backends.ExecRequest{Args: []string{"sh", "-c", "[ \"$(cat /proc/" + pid + "/comm 2>/dev/null)\" = sleep ]; echo $?; cat /workspace/w.txt"}}); code != 0 || out != "1\nkept\nmore\n" {

@@ -63,7 +63,7 @@ func TestControllerSharesMemoryBetweenRealVMs(t *testing.T) {
 	}
 
 	for _, name := range []string{"a", "b"} {
-		if _, err := c.Create(ctx, ipc.CreateRequest{Name: name, Image: "tiny", NetworkOff: true}); err != nil {
+		if _, err := c.Create(ctx, ipc.CreateRequest{Name: name, Image: "tiny", Network: "off"}); err != nil {
 			t.Fatal(err)
 		}
 	}

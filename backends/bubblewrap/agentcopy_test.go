@@ -1,0 +1,88 @@
+//go:build linux
+
+package bubblewrap
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+// TestAgentCopiedOnlyWhenChanged: the agent is copied into the root once,
+// kept as it is while unchanged, and replaced when the binary changes.
+func TestAgentCopiedOnlyWhenChanged(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
+	}
+	root := t.TempDir()
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "agent")
+	if err := os.WriteFile(src, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	installed := func() os.FileInfo {
+		t.Helper()
+		if _, err := New(Config{Root: root, Agent: src}); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(filepath.Join(root, "agent", "sandboxdesk-agent"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	first := installed()
+	if again := installed(); !os.SameFile(first, again) {
+		t.Error("an unchanged agent was copied again")
+	}
+	// a changed binary (an upgrade) replaces the copy
+	if err := os.WriteFile(src, append(self, 0), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	changed := installed()
+	if os.SameFile(first, changed) || changed.Size() != int64(len(self)+1) {
+		t.Errorf("a changed agent was not copied: same file %v, size %d", os.SameFile(first, changed), changed.Size())
+	}
+}
+
+// TestAgentUpgradeOnAFullDisk: a changed agent is installed even when the
+// disk has no room for two copies: the old one goes first.
+func TestAgentUpgradeOnAFullDisk(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small tmpfs needs root")
+	}
+	tru, err := os.ReadFile("/bin/true") // a small binary stands in for the agent
+	if err != nil {
+		t.Skipf("no /bin/true to stand in for the agent: %v", err)
+	}
+	root := t.TempDir()
+	// room for one copy and a half
+	size := strconv.Itoa(len(tru) * 3 / 2 / 4096 * 4096)
+	if err := syscall.Mount("tmpfs", root, "tmpfs", 0, "size="+size); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(root, syscall.MNT_DETACH) })
+	src := filepath.Join(t.TempDir(), "agent")
+	for i, content := range [][]byte{tru, append(append([]byte(nil), tru...), 1)} {
+		if err := os.WriteFile(src, content, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := New(Config{Root: root, Agent: src}); err != nil {
+			t.Fatalf("install %d on a disk with room for one: %v", i, err)
+		}
+		got, err := os.ReadFile(filepath.Join(root, "agent", "sandboxdesk-agent"))
+		if err != nil || !bytes.Equal(got, content) {
+			t.Fatalf("install %d: the installed agent is not the new one (%d bytes, %v)", i, len(got), err)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package bubblewrap
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
+
+// bwrapEnv is the whole environment bwrap, and the scripts that start it,
+// run with. The sandbox's pid 1 is bwrap, and /proc/1/environ shows what
+// it was started with even after --clearenv, so nothing of the
+// controller's may be in it.
+var bwrapEnv = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+
+// launchFiles opens what bwrap reads through inherited descriptors (the
+// seccomp filter, the CA files) and numbers them in l from first, the
+// descriptor the first of them will have in bwrap. The caller passes them
+// as cmd.ExtraFiles, in order, after those before first, and closes them
+// once bwrap has started.
+func launchFiles(l *layout, first int) ([]*os.File, error) {
+	prog, err := seccompProgram(l.NestedUserns)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := memFile("sandboxdesk-seccomp", prog)
+	if err != nil {
+		return nil, fmt.Errorf("pass the seccomp filter to bwrap: %w", err)
+	}
+	files := []*os.File{filter}
+	l.SeccompFD = first
+	l.CAData = nil
+	for _, m := range l.Trust.files {
+		f, err := os.Open(m.host)
+		if err != nil {
+			// gone since it was seen: the variable names nothing now
+			continue
+		}
+		files = append(files, f)
+		l.CAData = append(l.CAData, dataMount{fd: first + len(files) - 1, inside: m.inside})
+	}
+	return files, nil
+}
+
+// memFile is an anonymous in-memory file holding data, read from its start.
+func memFile(name string, data []byte) (*os.File, error) {
+	fd, err := unix.MemfdCreate(name, unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// startInOwnKeyring starts cmd with a new, empty session keyring instead
+// of the controller's. A process holding a session keyring may read every
+// key in it (the keyring's possessor rights), whatever its user; the
+// controller's may hold a person's login keys. The new keyring is joined
+// by one OS thread, which starts cmd (a child takes its thread's
+// credentials) and then ends with its goroutine, so the rest of the
+// controller keeps its own.
+func startInOwnKeyring(cmd *exec.Cmd) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		// a NULL name: a new anonymous keyring, never one found by name
+		_, _, errno := unix.Syscall(unix.SYS_KEYCTL, unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0)
+		switch errno {
+		case 0:
+		case unix.ENOSYS, unix.EPERM:
+			// a filter denies the controller the keyrings (a container's
+			// seccomp profile): it denies them to its children too
+		default:
+			errc <- fmt.Errorf("give the sandbox a keyring of its own (the kernel's key quota, kernel.keys.maxkeys, may be full): %w", errno)
+			return
+		}
+		errc <- cmd.Start()
+	}()
+	return <-errc
+}

@@ -1,0 +1,257 @@
+package bubblewrap
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// natLogName is the NAT helper's log, in the sandbox's control folder.
+const natLogName = "net.log"
+
+// errNoSlirp is the start error when network "on" is asked of a host
+// without its NAT helper: never a silent fallback to the host's network.
+var errNoSlirp = errors.New("a sandbox's own network needs slirp4netns, which is not installed: install the slirp4netns package (apt-get install slirp4netns), or create the sandbox with --network off")
+
+// tunScript runs as root in a mount namespace of its own and starts the
+// NAT helper as the sandbox's host user ($1, $2; the command follows) with
+// a /dev/net/tun that user may open: the helper makes the sandbox's
+// interface with it, and the host's own node may be root's alone. Nothing
+// else on the host sees that node.
+const tunScript = `set -e
+uid=$1 gid=$2; shift 2
+mount -t tmpfs -o mode=0755,size=4k,nosuid,noexec sandboxdesk-tun /dev/net
+mknod -m 0600 /dev/net/tun c 10 200
+chown "$uid:$gid" /dev/net/tun
+exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"`
+
+// checkNAT says what to install or change when a sandbox with network
+// "on" cannot have its NAT here: slirp4netns, and a /dev/net/tun this user
+// may open (as root the backend makes its own, see tunScript).
+func (b *Backend) checkNAT() error {
+	if b.slirp == "" {
+		return errNoSlirp
+	}
+	if b.asRoot || unix.Access("/dev/net/tun", unix.R_OK|unix.W_OK) == nil {
+		return nil
+	}
+	return errors.New("a sandbox's own network needs /dev/net/tun, which this user cannot open: give it the usual mode (sudo chmod 0666 /dev/net/tun, as Debian's udev does) or create the sandbox with --network off")
+}
+
+// bwrapInfo is what bwrap writes to --info-fd once the sandbox's
+// namespaces exist.
+type bwrapInfo struct {
+	ChildPid int    `json:"child-pid"`
+	NetNS    uint64 `json:"net-namespace"`
+}
+
+// natPipes are the two pipes between bwrap and its NAT helper: bwrap
+// writes its info to one and holds the other open while it lives.
+type natPipes struct {
+	infoR, infoW *os.File
+	syncR, syncW *os.File
+}
+
+func newNATPipes() (*natPipes, error) {
+	p := &natPipes{}
+	var err error
+	if p.infoR, p.infoW, err = os.Pipe(); err != nil {
+		return nil, fmt.Errorf("start sandbox network: %w", err)
+	}
+	if p.syncR, p.syncW, err = os.Pipe(); err != nil {
+		p.close()
+		return nil, fmt.Errorf("start sandbox network: %w", err)
+	}
+	return p, nil
+}
+
+// bwrapFiles are bwrap's ExtraFiles: infoFD and syncFD.
+func (p *natPipes) bwrapFiles() []*os.File { return []*os.File{p.infoW, p.syncW} }
+
+// closeBwrapEnds drops this process's copies of bwrap's ends, so the
+// helper sees the sandbox's end, not the controller's.
+func (p *natPipes) closeBwrapEnds() {
+	p.infoW.Close()
+	p.syncW.Close()
+}
+
+func (p *natPipes) close() {
+	for _, f := range []*os.File{p.infoR, p.infoW, p.syncR, p.syncW} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// startNAT gives the sandbox bwrap is starting its NAT: it reads the
+// sandbox's pid from bwrap, opens its network namespace and the user
+// namespace that owns it, and starts slirp4netns on them, as the sandbox's
+// host user and in a session of its own, so it outlives a controller that
+// dies as the sandbox does. It returns once the sandbox's interface is up.
+// As root, run says which host user the sandbox runs as.
+func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes, run *sandboxRun) error {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	info, err := readInfo(ctx, p.infoR)
+	if err != nil {
+		return err
+	}
+	if err := awaitIDMaps(ctx, info.ChildPid); err != nil {
+		return err
+	}
+	netns, err := os.Open(fmt.Sprintf("/proc/%d/ns/net", info.ChildPid))
+	if err != nil {
+		return fmt.Errorf("open the sandbox's network namespace: %w", err)
+	}
+	defer netns.Close()
+	// the namespace bwrap named, not one a reused pid might have
+	var st unix.Stat_t
+	if err := unix.Fstat(int(netns.Fd()), &st); err != nil || st.Ino != info.NetNS {
+		return fmt.Errorf("open the sandbox's network namespace: pid %d is no longer the sandbox", info.ChildPid)
+	}
+	// the user namespace bwrap made first owns the network namespace; the
+	// one its child runs in is a nested one with no power over it
+	fd, err := unix.IoctlRetInt(int(netns.Fd()), unix.NS_GET_USERNS)
+	if err != nil {
+		return fmt.Errorf("find the sandbox's user namespace: %w", err)
+	}
+	userns := os.NewFile(uintptr(fd), "userns")
+	defer userns.Close()
+
+	readyR, readyW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("start sandbox network: %w", err)
+	}
+	defer readyR.Close()
+	logf, err := createCtl(sb.ctl, natLogName)
+	if err != nil {
+		readyW.Close()
+		return fmt.Errorf("start sandbox network: %w", err)
+	}
+	defer logf.Close()
+	// ExtraFiles start at descriptor 3
+	args := natArgs(b.slirp, 3, 4, 5, 6)
+	attr := &syscall.SysProcAttr{Setsid: true}
+	if run != nil {
+		args = append([]string{"/bin/sh", "-c", tunScript, "sh", strconv.Itoa(run.user.uid), strconv.Itoa(run.user.gid)}, args...)
+		attr.Unshareflags = syscall.CLONE_NEWNS
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.ExtraFiles = []*os.File{readyW, p.syncR, userns, netns}
+	cmd.Dir = "/"
+	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = attr
+	// like bwrap, never in the controller's session keyring
+	err = startInOwnKeyring(cmd)
+	readyW.Close()
+	if err != nil {
+		return fmt.Errorf("start slirp4netns: %w", err)
+	}
+	st2, _ := startTime(cmd.Process.Pid)
+	sb.pid.NetPid, sb.pid.NetStartTime = cmd.Process.Pid, st2
+	exited := make(chan struct{})
+	sb.netExited = exited
+	go func() { cmd.Wait(); close(exited) }()
+	if err := writePidFile(sb.ctl, sb.pid); err != nil {
+		return fmt.Errorf("start sandbox: %w", err)
+	}
+	if err := awaitByte(ctx, readyR); err != nil {
+		log, _ := readCtl(sb.ctl, natLogName)
+		return fmt.Errorf("the sandbox's network did not come up: %w: %s", err, strings.TrimSpace(string(log)))
+	}
+	return nil
+}
+
+// awaitIDMaps waits until the sandbox's user namespace maps its ids.
+// bwrap names the sandbox's pid before it writes the maps; a helper that
+// joined the namespace earlier would have no id in it, and so no power
+// over the sandbox's network namespace. Once the sandbox's own maps are
+// written, those of the namespace that owns its network are too (they
+// come first, or are the same).
+func awaitIDMaps(ctx context.Context, pid int) error {
+	for delay := 100 * time.Microsecond; ; delay = min(delay*2, 10*time.Millisecond) {
+		u, _ := os.ReadFile(fmt.Sprintf("/proc/%d/uid_map", pid))
+		g, _ := os.ReadFile(fmt.Sprintf("/proc/%d/gid_map", pid))
+		if len(u) > 0 && len(g) > 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the sandbox's user namespace was never set up: %w", ctx.Err())
+		case <-time.After(delay):
+		}
+	}
+}
+
+// readInfo reads bwrap's --info-fd JSON; bwrap closes it once written, or
+// exits without writing when the sandbox could not be made.
+func readInfo(ctx context.Context, r *os.File) (bwrapInfo, error) {
+	if dl, ok := ctx.Deadline(); ok {
+		r.SetReadDeadline(dl)
+	}
+	var info bwrapInfo
+	if err := json.NewDecoder(r).Decode(&info); err != nil || info.ChildPid <= 0 {
+		return bwrapInfo{}, fmt.Errorf("bwrap did not say where the sandbox runs (%v)", err)
+	}
+	return info, nil
+}
+
+// awaitByte waits for slirp4netns's ready byte; EOF means it ended first.
+func awaitByte(ctx context.Context, r *os.File) error {
+	if dl, ok := ctx.Deadline(); ok {
+		r.SetReadDeadline(dl)
+	}
+	buf := make([]byte, 1)
+	n, err := r.Read(buf)
+	if n == 1 {
+		return nil
+	}
+	if err == nil {
+		err = errors.New("no ready signal")
+	}
+	return fmt.Errorf("slirp4netns: %w", err)
+}
+
+// netAlive reports whether the NAT helper on record still runs: the same
+// pid, started at the same time, and slirp4netns.
+func (p pidFile) netAlive() bool {
+	if p.NetPid <= 0 {
+		return false
+	}
+	st, ok := startTime(p.NetPid)
+	if !ok || st != p.NetStartTime {
+		return false
+	}
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p.NetPid))
+	return err == nil && strings.TrimSpace(string(comm)) == "slirp4netns"
+}
+
+// killNAT ends the sandbox's NAT helper if it still runs. It ends on its
+// own when bwrap does; this is for a stop that cannot wait for that.
+func killNAT(sb *sandbox) {
+	// a helper this process started cannot be another process before it
+	// is waited for; an adopted one is checked
+	if sb.netExited != nil && sb.pid.NetPid > 0 || sb.pid.netAlive() {
+		syscall.Kill(sb.pid.NetPid, syscall.SIGKILL)
+	}
+	if sb.netExited != nil {
+		select {
+		case <-sb.netExited:
+		case <-time.After(10 * time.Second):
+		}
+		return
+	}
+	for i := 0; i < 500 && sb.pid.netAlive(); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+}

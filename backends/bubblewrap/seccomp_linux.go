@@ -1,0 +1,177 @@
+package bubblewrap
+
+import (
+	"encoding/binary"
+	"fmt"
+	"syscall"
+
+	seccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/elastic/go-seccomp-bpf/arch"
+	"golang.org/x/net/bpf"
+)
+
+// The sandbox's seccomp filter, in the spirit of Flatpak's: it allows
+// everything but the kernel interfaces a coding sandbox has no use for and
+// that keep being the way out (keyrings shared with the host, io_uring,
+// eBPF, perf, userfaultfd, terminal injection, rare socket families), and,
+// unless nested user namespaces are asked for, the ways to make a user
+// namespace of one's own, which would hand back the capabilities bwrap
+// dropped. A denied call fails with EPERM (ENOSYS where a C library must
+// fall back, EAFNOSUPPORT for a socket family), never a kill, so programs
+// that probe degrade instead of dying.
+
+// deniedAlways fail with EPERM in every sandbox.
+var deniedAlways = []string{
+	// the kernel keyrings: the controller's session keyring and the
+	// user's keys are the host's, not the sandbox's
+	"keyctl", "add_key", "request_key",
+	// large, young kernel surfaces behind a history of local escapes
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	"bpf", "perf_event_open", "userfaultfd",
+	// the machine's, not a sandbox's (capabilities already stop them)
+	"kexec_load", "kexec_file_load", "syslog", "acct", "quotactl",
+}
+
+// deniedAmd64 exist only on x86: 16-bit segments and a long-dead loader.
+var deniedAmd64 = []string{"modify_ldt", "uselib"}
+
+// deniedWithoutUserns fail with EPERM unless nested user namespaces are
+// asked for. Without a user namespace of its own a process has no
+// capabilities, so these fail anyway; denying them here also keeps their
+// kernel code out of reach.
+var deniedWithoutUserns = []string{"unshare", "setns", "mount", "umount2", "pivot_root", "chroot"}
+
+// enosysWithoutUserns are the new mount API and clone3, whose flags sit
+// behind a pointer the filter cannot read: ENOSYS makes the C library fall
+// back to clone, whose flags it can.
+var enosysWithoutUserns = []string{"clone3", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr"}
+
+// Argument values the filter checks.
+const (
+	cloneNewUser = syscall.CLONE_NEWUSER
+	tiocsti      = 0x5412 // the same number on amd64 and arm64
+	tioclinux    = 0x541c
+	perLinux     = 0x0000
+	perLinux32   = 0x0008
+	perQuery     = 0xffffffff // reads the personality, changes nothing
+)
+
+// socketFamilies are the only socket families a sandbox may open: local,
+// IPv4, IPv6 and netlink (which the C library uses to list interfaces).
+var socketFamilies = []uint32{syscall.AF_UNIX, syscall.AF_INET, syscall.AF_INET6, syscall.AF_NETLINK}
+
+// seccomp_data: nr (4 bytes), arch (4), instruction pointer (8), six
+// 64-bit arguments. Both supported architectures are little-endian, so an
+// argument's low half comes first.
+const (
+	offNr   = 0
+	offArch = 4
+	offArgs = 16
+)
+
+func argLow(i uint32) uint32 { return offArgs + 8*i }
+
+func errnoRet(e syscall.Errno) bpf.RetConstant {
+	return bpf.RetConstant{Val: uint32(seccomp.ActionErrno) | uint32(e)}
+}
+
+// seccompProgram is the filter for this machine's architecture as the
+// struct sock_filter array bwrap's --seccomp reads.
+func seccompProgram(nestedUserns bool) ([]byte, error) {
+	a, err := arch.GetInfo("")
+	if err != nil {
+		return nil, fmt.Errorf("build the seccomp filter: %w", err)
+	}
+	head, err := seccompHead(a)
+	if err != nil {
+		return nil, err
+	}
+	// the generator assembles for the architecture it runs on, as a
+	// sandbox's filter must
+	policy := seccompPolicy(a, nestedUserns)
+	body, err := policy.Assemble()
+	if err != nil {
+		return nil, fmt.Errorf("build the seccomp filter: %w", err)
+	}
+	raw, err := bpf.Assemble(append(head, body...))
+	if err != nil {
+		return nil, fmt.Errorf("build the seccomp filter: %w", err)
+	}
+	out := make([]byte, 0, 8*len(raw))
+	for _, r := range raw {
+		out = binary.NativeEndian.AppendUint16(out, r.Op)
+		out = append(out, r.Jt, r.Jf)
+		out = binary.NativeEndian.AppendUint32(out, r.K)
+	}
+	return out, nil
+}
+
+// seccompHead is written by hand for what the generator cannot say: a
+// call made through another architecture's entry (a 64-bit process can
+// make i386 system calls, whose numbers differ) is refused, and ioctl
+// requests and socket families are compared on their low 32 bits only,
+// as the kernel reads them (TIOCSTI with a high bit set is still TIOCSTI).
+func seccompHead(a *arch.Info) ([]bpf.Instruction, error) {
+	nr := func(name string) (uint32, error) {
+		n, ok := a.SyscallNames[name]
+		if !ok {
+			return 0, fmt.Errorf("build the seccomp filter: no %s on %s", name, a.Name)
+		}
+		return uint32(n), nil
+	}
+	ioctl, err := nr("ioctl")
+	if err != nil {
+		return nil, err
+	}
+	socket, err := nr("socket")
+	if err != nil {
+		return nil, err
+	}
+	head := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: offArch, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(a.ID), SkipTrue: 1},
+		errnoRet(syscall.ENOSYS),
+		bpf.LoadAbsolute{Off: offNr, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: ioctl, SkipFalse: 4},
+		bpf.LoadAbsolute{Off: argLow(1), Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: tiocsti, SkipTrue: 1},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: tioclinux, SkipFalse: 1},
+		errnoRet(syscall.EPERM),
+		bpf.LoadAbsolute{Off: offNr, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: socket, SkipFalse: uint8(len(socketFamilies) + 2)},
+		bpf.LoadAbsolute{Off: argLow(0), Size: 4},
+	}
+	for i, f := range socketFamilies {
+		head = append(head, bpf.JumpIf{Cond: bpf.JumpEqual, Val: f, SkipTrue: uint8(len(socketFamilies) - i)})
+	}
+	return append(head, errnoRet(syscall.EAFNOSUPPORT)), nil
+}
+
+// seccompPolicy is the rest of the filter, by name, for the generator.
+func seccompPolicy(a *arch.Info, nestedUserns bool) seccomp.Policy {
+	denied := append([]string(nil), deniedAlways...)
+	if a.Name == arch.X86_64.Name {
+		denied = append(denied, deniedAmd64...)
+	}
+	// personality: only plain Linux (and its 32-bit flavour) or a query;
+	// no READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE to weaken what runs next
+	conditional := []seccomp.NameWithConditions{{Name: "personality", Conditions: seccomp.ArgumentConditions{
+		{Argument: 0, Operation: seccomp.NotEqual, Value: perLinux},
+		{Argument: 0, Operation: seccomp.NotEqual, Value: perLinux32},
+		{Argument: 0, Operation: seccomp.NotEqual, Value: perQuery},
+	}}}
+	var enosys []string
+	if !nestedUserns {
+		denied = append(denied, deniedWithoutUserns...)
+		enosys = enosysWithoutUserns
+		// clone's flags are its first argument on amd64 and arm64
+		conditional = append(conditional, seccomp.NameWithConditions{Name: "clone", Conditions: seccomp.ArgumentConditions{
+			{Argument: 0, Operation: seccomp.BitsSet, Value: cloneNewUser},
+		}})
+	}
+	groups := []seccomp.SyscallGroup{{Names: denied, NamesWithCondtions: conditional, Action: seccomp.ActionErrno}}
+	if len(enosys) > 0 {
+		groups = append(groups, seccomp.SyscallGroup{Names: enosys, Action: seccomp.ActionErrno | seccomp.Action(syscall.ENOSYS)})
+	}
+	return seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: groups}
+}
