@@ -60,6 +60,8 @@ screenshots: build
 bench:
 	@# bubblewrap exec and cold create beside raw bwrap
 	sh bench/run.sh
+	@# VM cold start, start from a checkpoint and exec of true (qemu)
+	sh bench/vm.sh
 
 # guest-image builds a VM sandbox's kernel, initrd and manifest from
 # Debian packages and our agent, into GUEST_DIR (outside the tree: images

@@ -21,7 +21,7 @@ import (
 )
 
 // newBackend returns a VM backend over a fresh folder and the built image.
-func newBackend(t *testing.T, dir string) *vm.Backend {
+func newBackend(t testing.TB, dir string) *vm.Backend {
 	t.Helper()
 	d, err := Find()
 	if err != nil {

@@ -21,7 +21,7 @@ var (
 // current code (so a test never boots a stale agent) into a temporary
 // folder, with the Debian packages it needs cached outside the tree. It
 // skips, saying what is missing, where the tools are not there.
-func testImages(t *testing.T) string {
+func testImages(t testing.TB) string {
 	t.Helper()
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the tiny guest image is built for amd64 only")
