@@ -7,7 +7,7 @@ SHARED_TOOLS := ../shared/tools
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: run build deps go-check test fmt-check vet unit crosscheck acceptance screenshots bench clean guest-image
+.PHONY: run build deps go-check test fmt-check vet unit crosscheck acceptance clients-test tray screenshots bench clean guest-image
 
 run: deps build
 	@if [ "$$(uname)" = Linux ] && [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
@@ -26,7 +26,7 @@ go-check:
 	@command -v $(GO) >/dev/null 2>&1 || { echo "sandboxdesk: Go 1.26 or newer is needed (https://go.dev/dl)" >&2; exit 1; }
 	@$(GO) version | awk '{ split(substr($$3, 3), v, "."); if (v[1] < 1 || (v[1] == 1 && v[2] < 26)) { print "sandboxdesk: Go 1.26 or newer is needed, found " $$3 > "/dev/stderr"; exit 1 } }'
 
-test: deps fmt-check vet unit crosscheck acceptance
+test: deps fmt-check vet unit crosscheck acceptance clients-test tray
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -51,6 +51,17 @@ crosscheck:
 # acceptance runs the CLI end to end as a user would, from a fresh root.
 acceptance: build
 	sh testdata/cli_acceptance.sh $(BIN)
+
+# clients-test runs the Go, TypeScript and Python clients against one real
+# controller (skipping a client whose toolchain is missing).
+clients-test: build
+	GO=$(GO) sh clients/test.sh $(BIN)
+
+# tray checks under Xvfb, with a session bus and a StatusNotifier host,
+# that the app's tray item registers and serves its menu over D-Bus; it
+# skips, saying why, where those programs are missing.
+tray: build
+	sh testdata/tray_check.sh $(BIN)
 
 # screenshots runs the real app under Xvfb and writes PNGs of its screens.
 SCREENSHOTS_DIR ?= docs/screenshots

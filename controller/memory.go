@@ -40,6 +40,9 @@ func (c *Controller) decide(ctx context.Context, own int64, m measured, counted 
 	if m.err != nil {
 		d.CPUs = DefaultCPUs(1) // a time slice, never a guess at memory
 	}
+	if set {
+		d.StoredMemoryMiB = int64(setting) // Settings shows and keeps it
+	}
 	switch {
 	case own > 0:
 		d.MemoryMiB = own

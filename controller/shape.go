@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -38,22 +37,18 @@ const (
 	maxCeiling   = 10 * 365 * 24 * time.Hour
 )
 
-// nameRE is a sandbox name or fleet prefix: lowercase, a hostname and a
-// folder name on every platform, no path separators, no leading dot.
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
-
 // maxFullName keeps PREFIX-NAME a valid hostname label.
 const maxFullName = 63
 
 // fullName checks a prefix and a name and joins them.
 func fullName(prefix, name string) (string, error) {
-	if err := checkName("name", name); err != nil {
+	if err := ipc.CheckName("name", name); err != nil {
 		return "", err
 	}
 	if prefix == "" {
 		return name, nil
 	}
-	if err := checkName("prefix", prefix); err != nil {
+	if err := ipc.CheckName("prefix", prefix); err != nil {
 		return "", err
 	}
 	full := prefix + "-" + name
@@ -61,18 +56,6 @@ func fullName(prefix, name string) (string, error) {
 		return "", ipc.Errorf(ipc.ErrInvalid, "%q is too long with its prefix: %d characters, at most %d", full, len(full), maxFullName)
 	}
 	return full, nil
-}
-
-func checkName(what, v string) error {
-	if !nameRE.MatchString(v) {
-		return ipc.Errorf(ipc.ErrInvalid, "%s %q is not valid: use 1 to 63 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit", what, v)
-	}
-	// ".." could still become a path on some platforms; a trailing dot is
-	// dropped by Windows and would name another folder
-	if strings.Contains(v, "..") || strings.HasSuffix(v, ".") {
-		return ipc.Errorf(ipc.ErrInvalid, "%s %q is not valid: no \"..\" and no trailing '.'", what, v)
-	}
-	return nil
 }
 
 // validate turns a request into a shape, or says what is wrong with it.

@@ -2,8 +2,11 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -122,5 +125,27 @@ func removeTree(dir string) error {
 	if fi.Mode()&os.ModeSymlink != 0 {
 		return os.Remove(dir)
 	}
-	return os.RemoveAll(dir)
+	err = os.RemoveAll(dir)
+	if errors.Is(err, fs.ErrPermission) {
+		// a sandbox made a folder of its own unreadable or read-only
+		// (chmod 0, chmod 500) to outlive rm: open its folders to their
+		// owner and try again
+		openFolders(dir)
+		err = os.RemoveAll(dir)
+	}
+	return err
+}
+
+// openFolders gives the owner every right on each folder under dir, the
+// ones it could not list included. WalkDir visits a folder before it
+// reads it and never follows a link; no process of the sandbox runs
+// while it is removed, and 0700 takes nothing from the owner nor gives
+// anything to others, whatever it lands on.
+func openFolders(dir string) {
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() && err == nil {
+			os.Chmod(p, 0o700)
+		}
+		return nil
+	})
 }

@@ -176,6 +176,9 @@ func NewLocal(ctx context.Context, h Handler) *Local {
 
 // Call hands the request to the handler and copies its reply into out.
 func (l *Local) Call(ctx context.Context, req Request, out any) error {
+	if _, ok := req.(HelloRequest); ok {
+		return l.answer(req, NewHello(), out)
+	}
 	call := localCall{ctx: ctx, req: req, done: make(chan localResult, 1)}
 	select {
 	case l.calls <- call:
@@ -184,19 +187,27 @@ func (l *Local) Call(ctx context.Context, req Request, out any) error {
 	}
 	select {
 	case res := <-call.done:
-		if res.err != nil || out == nil {
+		if res.err != nil {
 			return res.err
 		}
-		dst := reflect.ValueOf(out).Elem()
-		src := reflect.ValueOf(res.body)
-		if !src.Type().AssignableTo(dst.Type()) {
-			return fmt.Errorf("ipc: %s replies %T, not %s", req.Kind(), res.body, dst.Type())
-		}
-		dst.Set(src)
-		return nil
+		return l.answer(req, res.body, out)
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// answer copies a reply into out, a pointer to its type (or nil).
+func (l *Local) answer(req Request, body, out any) error {
+	if out == nil {
+		return nil
+	}
+	dst := reflect.ValueOf(out).Elem()
+	src := reflect.ValueOf(body)
+	if !src.Type().AssignableTo(dst.Type()) {
+		return fmt.Errorf("ipc: %s replies %T, not %s", req.Kind(), body, dst.Type())
+	}
+	dst.Set(src)
+	return nil
 }
 
 // Exec runs a command through the handler.

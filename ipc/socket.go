@@ -104,6 +104,10 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 		case SubscribeRequest:
 			s.subscribe(ctx, conn)
 			return
+		case HelloRequest:
+			if writeReply(conn, NewHello(), nil) != nil {
+				return
+			}
 		default:
 			body, err := s.handle(ctx, conn, br, req)
 			if werr := writeReply(conn, body, err); werr != nil {
@@ -152,10 +156,21 @@ func (s *Server) exec(ctx context.Context, conn net.Conn, br *bufio.Reader, r Ex
 	code, err := s.Handler.Exec(ctx, r, sess.IO())
 	if err != nil {
 		sess.Fail(err.Error())
-		return
+	} else {
+		sess.Exit(code)
 	}
-	sess.Exit(code)
+	// a client may still be sending input it wrote before it heard the
+	// end; closing now would fail its write and, in some clients, lose the
+	// last frame unread. It hangs up once it has read it.
+	select {
+	case <-sess.Gone():
+	case <-time.After(lingerAfterExit):
+	}
 }
+
+// lingerAfterExit bounds the wait for a client to hang up after its
+// command's last frame.
+const lingerAfterExit = 5 * time.Second
 
 func (s *Server) subscribe(ctx context.Context, conn net.Conn) {
 	events, stop := s.Handler.Subscribe()

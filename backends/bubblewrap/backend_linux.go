@@ -237,6 +237,7 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 		clearCtl(sb.ctl)
 		return backends.Started{}, err
 	}
+	closeCtl(sb.ctl, logFileName) // read only when a start fails
 	b.mu.Lock()
 	b.running[spec.ID] = sb
 	b.mu.Unlock()

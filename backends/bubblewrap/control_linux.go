@@ -134,15 +134,30 @@ func writePidFile(dir string, p pidFile) error {
 	return err
 }
 
-// createCtl creates or truncates a file in a control folder, never
-// through a link.
+// createCtl creates a file in a control folder anew, never through a
+// link (and whatever the mode closeCtl left the last one with).
 func createCtl(dir, name string) (*os.File, error) {
 	fd, err := openCtl(dir, true)
 	if err != nil {
 		return nil, err
 	}
 	defer unix.Close(fd)
-	return os.OpenFile(ctlEntry(fd, name), os.O_CREATE|os.O_WRONLY|os.O_TRUNC|unix.O_NOFOLLOW, 0o600)
+	unix.Unlinkat(fd, name, 0)
+	return os.OpenFile(ctlEntry(fd, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY|unix.O_NOFOLLOW, 0o600)
+}
+
+// closeCtl takes every right on a control file from its owner once the
+// controller is done reading it. bwrap, the sandbox's pid 1, keeps its
+// log open, and a process of the sandbox may open a file again through
+// /proc/1/fd/N whenever the file's mode lets its host user: for a
+// person's controller that user is the controller's own.
+func closeCtl(dir, name string) {
+	fd, err := openCtl(dir, false)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	unix.Fchmodat(fd, name, 0, 0)
 }
 
 func readCtl(dir, name string) ([]byte, error) {

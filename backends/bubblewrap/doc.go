@@ -18,8 +18,11 @@
 // whose environment stays readable there) starts with only PATH;
 // it starts with a new, empty session keyring; /proc/keys is masked; and
 // a seccomp filter (seccomp_linux.go) denies the keyrings, io_uring, eBPF,
-// perf, userfaultfd, terminal injection, rare socket families and, unless
-// the spec asks for them, nested user namespaces. Of the controller's
+// perf, userfaultfd, terminal injection, rare socket families, setuid and
+// setgid bits (what a sandbox writes is a host user's file) and, unless
+// the spec asks for them, nested user namespaces. No descriptor of the
+// controller's crosses but those handed down on purpose: every other one
+// is made close-on-exec before bwrap starts. Of the controller's
 // environment only the CA variables cross, as files the sandbox can read
 // (trust.go); the agent adds the PATH and package manager settings a
 // command gets.
@@ -27,7 +30,9 @@
 // An imported image is hostile: it is unpacked, checked and read at each
 // start through descriptors of its own folders, never following a link it
 // holds, and an image that bwrap could use only by following one (an /etc
-// that is a link) is refused.
+// that is a link) is refused, as is one with a control character in a
+// name (a terminal would obey it when an error shows the name) or a file
+// that would leave less than 1 GiB, or a twentieth, of the disk free.
 //
 // The controller reaches the agent only through ROOT/bubblewrap/ID, a
 // folder private to the controller's user and never bound into a
@@ -35,7 +40,10 @@
 // socket to bwrap, so nothing a sandbox can write is ever a path the
 // controller dials. The same folder holds bwrap's pid file, written
 // before the start script lets bwrap run, so every sandbox process is
-// known to the next controller however the last one ended. A sandbox
+// known to the next controller however the last one ended, and bwrap's
+// log, which bwrap holds open and which is closed to every user (mode 0)
+// once the agent answers, so no process of the sandbox opens it again
+// through /proc/1/fd. A sandbox
 // whose bwrap ends unasked is reported to the controller as stopped, with
 // the reason, and whatever it left is killed.
 //

@@ -2,9 +2,11 @@ package bubblewrap
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -90,7 +92,28 @@ func startInOwnKeyring(cmd *exec.Cmd) error {
 			errc <- fmt.Errorf("give the sandbox a keyring of its own (the kernel's key quota, kernel.keys.maxkeys, may be full): %w", errno)
 			return
 		}
+		closeOnExec()
 		errc <- cmd.Start()
 	}()
 	return <-errc
+}
+
+// closeOnExec marks every descriptor of the controller but stdin, stdout
+// and stderr close-on-exec, so that a child gets only what its command
+// hands down (ExtraFiles). Go opens its own so; one the controller
+// inherited from whatever started it (a terminal, a CI runner's pipe)
+// or one C code opened is not, and would otherwise pass through bwrap
+// and the agent to every command, reading and writing what it names on
+// the host.
+func closeOnExec() {
+	if unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	// before Linux 5.11: one by one
+	entries, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
+		}
+	}
 }

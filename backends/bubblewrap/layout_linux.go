@@ -99,13 +99,13 @@ func readEntries(root int, dir string, skip map[string]bool) ([]etcEntry, error)
 		}
 		kind, err := kindAt(fd, n)
 		if err != nil {
-			return nil, fmt.Errorf("read /%s/%s: %w", dir, n, err)
+			return nil, fmt.Errorf("read /%s/%s: %w", dir, printable(n), err)
 		}
 		switch kind {
 		case unix.S_IFLNK:
 			target, err := readlinkAt(fd, n)
 			if err != nil {
-				return nil, fmt.Errorf("read /%s/%s: %w", dir, n, err)
+				return nil, fmt.Errorf("read /%s/%s: %w", dir, printable(n), err)
 			}
 			out = append(out, etcEntry{name: n, link: target})
 		case unix.S_IFREG, unix.S_IFDIR:

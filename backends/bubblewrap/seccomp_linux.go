@@ -48,6 +48,8 @@ var enosysWithoutUserns = []string{"clone3", "open_tree", "move_mount", "fsopen"
 
 // Argument values the filter checks.
 const (
+	setID        = syscall.S_ISUID | syscall.S_ISGID
+	openCreate   = syscall.O_CREAT | 0x400000 // O_CREAT or __O_TMPFILE (the same on amd64 and arm64)
 	cloneNewUser = syscall.CLONE_NEWUSER
 	tiocsti      = 0x5412 // the same number on amd64 and arm64
 	tioclinux    = 0x541c
@@ -160,18 +162,51 @@ func seccompPolicy(a *arch.Info, nestedUserns bool) seccomp.Policy {
 		{Argument: 0, Operation: seccomp.NotEqual, Value: perLinux32},
 		{Argument: 0, Operation: seccomp.NotEqual, Value: perQuery},
 	}}}
-	var enosys []string
+	conditional = append(conditional, setIDConditions(a)...)
+	// openat2's mode sits in a struct the filter cannot read; the C
+	// library and Go's os package do not use it, and callers that probe
+	// fall back to openat on ENOSYS
+	enosys := []string{"openat2"}
 	if !nestedUserns {
 		denied = append(denied, deniedWithoutUserns...)
-		enosys = enosysWithoutUserns
+		enosys = append(enosys, enosysWithoutUserns...)
 		// clone's flags are its first argument on amd64 and arm64
 		conditional = append(conditional, seccomp.NameWithConditions{Name: "clone", Conditions: seccomp.ArgumentConditions{
 			{Argument: 0, Operation: seccomp.BitsSet, Value: cloneNewUser},
 		}})
 	}
-	groups := []seccomp.SyscallGroup{{Names: denied, NamesWithCondtions: conditional, Action: seccomp.ActionErrno}}
-	if len(enosys) > 0 {
-		groups = append(groups, seccomp.SyscallGroup{Names: enosys, Action: seccomp.ActionErrno | seccomp.Action(syscall.ENOSYS)})
+	groups := []seccomp.SyscallGroup{
+		{Names: denied, NamesWithCondtions: conditional, Action: seccomp.ActionErrno},
+		{Names: enosys, Action: seccomp.ActionErrno | seccomp.Action(syscall.ENOSYS)},
 	}
 	return seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: groups}
+}
+
+// setIDConditions deny every way to give a file a setuid or setgid bit.
+// What the sandbox writes in the workspace is the workspace's person's on
+// the host (root's, when root runs the app without sudo): a setuid binary
+// made there would run as them for anyone who reaches it, and a
+// sandbox's own host uid (the owner of its user namespace) would be as
+// bad a gift. chmod (amd64), fchmod, fchmodat and fchmodat2 take a mode;
+// open, creat, openat and mknod make a file with one.
+func setIDConditions(a *arch.Info) []seccomp.NameWithConditions {
+	mode := func(name string, arg uint32) seccomp.NameWithConditions {
+		return seccomp.NameWithConditions{Name: name, Conditions: seccomp.ArgumentConditions{
+			{Argument: arg, Operation: seccomp.BitsSet, Value: setID},
+		}}
+	}
+	creating := func(name string, flags, arg uint32) seccomp.NameWithConditions {
+		return seccomp.NameWithConditions{Name: name, Conditions: seccomp.ArgumentConditions{
+			{Argument: flags, Operation: seccomp.BitsSet, Value: openCreate},
+			{Argument: arg, Operation: seccomp.BitsSet, Value: setID},
+		}}
+	}
+	out := []seccomp.NameWithConditions{
+		mode("fchmod", 1), mode("fchmodat", 2), mode("fchmodat2", 2), mode("mknodat", 2),
+		creating("openat", 2, 3),
+	}
+	if a.Name == arch.X86_64.Name {
+		out = append(out, mode("chmod", 1), mode("creat", 1), mode("mknod", 1), creating("open", 1, 2))
+	}
+	return out
 }

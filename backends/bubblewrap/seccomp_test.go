@@ -96,6 +96,16 @@ func TestSeccompFilter(t *testing.T) {
 		{name: "clone3 (flags unreadable)", call: "clone3", want: errno(syscall.ENOSYS)},
 		{name: "mount", call: "mount", want: errno(syscall.EPERM)},
 		{name: "fsopen", call: "fsopen", want: errno(syscall.ENOSYS)},
+		{name: "fchmodat 0755", call: "fchmodat", args: []uint64{0, 0, 0o755}, want: allow},
+		{name: "fchmodat setuid", call: "fchmodat", args: []uint64{0, 0, 0o4755}, want: errno(syscall.EPERM)},
+		{name: "fchmod setgid", call: "fchmod", args: []uint64{0, 0o2755}, want: errno(syscall.EPERM)},
+		{name: "fchmodat2 setuid", call: "fchmodat2", args: []uint64{0, 0, 0o4755, 0}, want: errno(syscall.EPERM)},
+		{name: "openat O_CREAT 0755", call: "openat", args: []uint64{0, 0, syscall.O_CREAT, 0o755}, want: allow},
+		{name: "openat O_CREAT setuid", call: "openat", args: []uint64{0, 0, syscall.O_CREAT | syscall.O_WRONLY, 0o4755}, want: errno(syscall.EPERM)},
+		{name: "openat O_TMPFILE setgid", call: "openat", args: []uint64{0, 0, 0x400000 | syscall.O_DIRECTORY, 0o2755}, want: errno(syscall.EPERM)},
+		{name: "openat without O_CREAT ignores the mode", call: "openat", args: []uint64{0, 0, syscall.O_RDONLY, 0o4755}, want: allow},
+		{name: "mknodat a setuid file", call: "mknodat", args: []uint64{0, 0, syscall.S_IFREG | 0o4755}, want: errno(syscall.EPERM)},
+		{name: "openat2 (mode unreadable)", call: "openat2", want: errno(syscall.ENOSYS)},
 		{name: "asked: clone a user namespace", call: "clone", args: []uint64{syscall.CLONE_NEWUSER | uint64(syscall.SIGCHLD)}, nested: true, want: allow},
 		{name: "asked: unshare", call: "unshare", args: []uint64{syscall.CLONE_NEWUSER}, nested: true, want: allow},
 		{name: "asked: clone3", call: "clone3", nested: true, want: allow},
@@ -137,7 +147,10 @@ func TestSeccompFilter(t *testing.T) {
 // exists on amd64 and on arm64 (the generator refuses unknown names, so a
 // typo or an x86-only name would stop every start on the other one).
 func TestSeccompNamesOnBothArchitectures(t *testing.T) {
-	names := slices.Concat(deniedAlways, deniedWithoutUserns, enosysWithoutUserns, []string{"ioctl", "socket", "clone", "personality"})
+	names := slices.Concat(deniedAlways, deniedWithoutUserns, enosysWithoutUserns, []string{"ioctl", "socket", "clone", "personality", "openat2"})
+	for _, c := range setIDConditions(arch.AARCH64) {
+		names = append(names, c.Name)
+	}
 	for _, a := range []*arch.Info{arch.X86_64, arch.AARCH64} {
 		for _, n := range names {
 			if _, ok := a.SyscallNames[n]; !ok {

@@ -206,7 +206,8 @@ func (b *Backend) awaitAgent(ctx context.Context, sb *sandbox) error {
 		select {
 		case <-sb.exited:
 			log, _ := readCtl(sb.ctl, logFileName)
-			return fmt.Errorf("bwrap exited at start (%s): %s", sb.reason, strings.TrimSpace(string(log)))
+			// bwrap names the paths it failed on, and an image chose them
+			return fmt.Errorf("bwrap exited at start (%s): %s", sb.reason, printable(strings.TrimSpace(string(log))))
 		case <-ctx.Done():
 			return fmt.Errorf("the sandbox's agent did not answer: %w", ctx.Err())
 		case <-time.After(delay):

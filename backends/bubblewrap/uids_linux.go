@@ -91,7 +91,13 @@ func (r *uidRegistry) entries(dir *os.File) map[int]string {
 		}
 		b, err := readNoFollow(dir, n)
 		owner := strings.TrimSpace(string(b))
-		if err != nil || owner == "" {
+		if err == nil && owner == "" {
+			// a controller killed between creating the entry and writing
+			// it; under the lock nobody else is writing it now
+			unix.Unlinkat(int(dir.Fd()), n, 0)
+			continue
+		}
+		if err != nil {
 			continue
 		}
 		if _, err := os.Lstat(owner); errors.Is(err, os.ErrNotExist) {

@@ -62,3 +62,24 @@ func TestUIDRegistry(t *testing.T) {
 		t.Error("a registry others may change was used")
 	}
 }
+
+// A controller killed between creating a registry entry and writing it
+// leaves an empty file; the uid is free again, not lost for good.
+func TestUIDRegistryEmptyEntryIsFreed(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip(onlyRootAllocates)
+	}
+	reg := &uidRegistry{dir: filepath.Join(t.TempDir(), "uids"), first: 2000000, last: 2000001,
+		taken: func(int) bool { return false }}
+	if err := os.MkdirAll(reg.dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(reg.dir, "2000001"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stateDir := filepath.Join(t.TempDir(), "a")
+	os.MkdirAll(stateDir, 0o700)
+	if got, err := reg.acquire(stateDir); err != nil || got != 2000001 {
+		t.Fatalf("acquire beside an empty entry: %d, %v; want 2000001", got, err)
+	}
+}

@@ -85,6 +85,9 @@ func entryPath(name string) ([]string, error) {
 	if strings.HasPrefix(name, "/") {
 		return nil, errors.New("an absolute name; an image's names are relative to its root")
 	}
+	if hasControl(name) {
+		return nil, errors.New("a name with a control character, which a terminal would obey when the name is shown")
+	}
 	var parts []string
 	for _, p := range strings.Split(name, "/") {
 		switch p {
@@ -111,9 +114,15 @@ func (u *unpacker) entry(h *tar.Header, r io.Reader) error {
 		case tar.TypeDir:
 			err = u.dir(parts, h.Mode)
 		case tar.TypeReg, tar.TypeCont, tar.TypeGNUSparse:
-			err = u.file(parts, h.Mode, r)
+			if err = u.fits(h.Size); err == nil {
+				err = u.file(parts, h.Mode, r)
+			}
 		case tar.TypeSymlink:
-			err = u.symlink(parts, h.Linkname)
+			if hasControl(h.Linkname) {
+				err = errors.New("a link to a name with a control character, which a terminal would obey when the name is shown")
+			} else {
+				err = u.symlink(parts, h.Linkname)
+			}
 		case tar.TypeLink:
 			err = u.hardlink(parts, h.Linkname)
 		case tar.TypeChar, tar.TypeBlock:

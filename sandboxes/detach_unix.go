@@ -1,9 +1,9 @@
 //go:build unix
 
-package cli
+package sandboxes
 
 import "syscall"
 
 // detached runs a child in its own session, so it outlives the terminal
-// and the CLI that started it.
+// and the program that started it.
 func detached() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }

@@ -1,0 +1,128 @@
+package sandboxes
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"sandboxdesk/ipc"
+)
+
+// startWait bounds how long Connect waits for a controller it started.
+const startWait = 30 * time.Second
+
+// Controller says how to reach the controller of a root, and how to start
+// one when none answers.
+type Controller struct {
+	// Root is the resolved root folder.
+	Root string
+	// Exe is the sandboxdesk program that runs `serve`; "" finds
+	// "sandboxdesk" on PATH. Starting is the program's job, not this
+	// package's, so a client never runs sandboxes in its own process.
+	Exe string
+	// Notices gets one line when a controller is started; nil is stderr.
+	Notices io.Writer
+}
+
+// Connect returns a client of the controller that owns the root, starting
+// `sandboxdesk serve` for it, detached, when none answers. It is how the
+// CLI reaches a controller too.
+func Connect(ctx context.Context, ctl Controller) (ipc.Client, error) {
+	root := ctl.Root
+	c := &ipc.SocketClient{Path: ipc.SocketPath(root)}
+	if Answers(ctx, c) {
+		return c, nil
+	}
+	exe, err := ctl.exe()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, fmt.Errorf("create root %s: %w", root, err)
+	}
+	logPath := filepath.Join(root, "serve.log")
+	pid, exited, err := startServe(exe, root, logPath)
+	if err != nil {
+		return nil, err
+	}
+	notices := ctl.Notices
+	if notices == nil {
+		notices = os.Stderr
+	}
+	fmt.Fprintf(notices, "sandboxdesk: no controller was running for %s; started one (pid %d, log %s)\n", root, pid, logPath)
+	deadline := time.Now().Add(startWait)
+	for time.Now().Before(deadline) {
+		if Answers(ctx, c) {
+			return c, nil
+		}
+		select {
+		case <-exited:
+			// another client may have started one at the same moment: ours
+			// lost the root's lock and left, and theirs is about to answer
+			exited = nil
+			if d := time.Now().Add(10 * time.Second); d.Before(deadline) {
+				deadline = d
+			}
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if exited == nil {
+		return nil, ipc.Errorf(ipc.ErrUnavailable, "the controller for %s did not start: %s", root, lastLine(logPath))
+	}
+	return nil, ipc.Errorf(ipc.ErrUnavailable, "the controller for %s did not answer within %v (see %s)", root, startWait, logPath)
+}
+
+func (ctl Controller) exe() (string, error) {
+	if ctl.Exe != "" {
+		return ctl.Exe, nil
+	}
+	exe, err := exec.LookPath("sandboxdesk")
+	if err != nil {
+		return "", ipc.Errorf(ipc.ErrUnavailable, "no controller is running for %s and sandboxdesk is not on PATH to start one: %v", ctl.Root, err)
+	}
+	return exe, nil
+}
+
+// Answers reports whether a controller answers on c.
+func Answers(ctx context.Context, c ipc.Client) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	var st ipc.Status
+	return c.Call(ctx, ipc.StatusRequest{}, &st) == nil
+}
+
+// startServe starts `exe serve --root root` in its own session, with its
+// output in logPath.
+func startServe(exe, root, logPath string) (int, <-chan struct{}, error) {
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return 0, nil, fmt.Errorf("start a controller: %w", err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(exe, "serve", "--root", root)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Dir = "/"
+	cmd.SysProcAttr = detached()
+	if err := cmd.Start(); err != nil {
+		return 0, nil, fmt.Errorf("start a controller: %w", err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	return cmd.Process.Pid, exited, nil
+}
+
+func lastLine(path string) string {
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
+		return l
+	}
+	return "it exited without saying why"
+}
