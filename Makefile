@@ -12,7 +12,7 @@ SHARED_TOOLS := ../shared/tools
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance clients-test tray screenshots windows-app screenshots-windows bench clean
+.PHONY: run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance clients-test tray screenshots windows-app screenshots-windows bench guest-image clean
 
 run: deps build
 	@if [ "$$(uname)" = Linux ] && [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
@@ -109,9 +109,20 @@ screenshots-windows: windows-app
 	sh packaging/windows/screenshot.sh bin/sandboxdesk.exe bin/fakewsl/wsl.exe $(SCREENSHOTS_DIR)/windows.png
 
 # bench prints one table of figures beside their anchors; make bench
-# BENCH_FLAGS="--json bench.json" writes it as JSON too.
+# BENCH_FLAGS="--json bench.json" writes it as JSON too. The VM rows
+# (cold start, start from a checkpoint, exec of true under qemu) follow.
 bench: build
 	sh bench/run.sh $(BENCH_FLAGS)
+	sh bench/vm.sh
+
+# guest-image builds a VM sandbox's kernel, initrd and manifest from
+# Debian packages and our agent, into GUEST_DIR (outside the tree: images
+# are never committed), where the app's VM backend finds them.
+ARCH      ?= amd64
+FLAVOR    ?= tiny
+GUEST_DIR ?= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(HOME)/.cache)/sandboxdesk/guest
+guest-image: go-check
+	sh packaging/guest/build.sh $(ARCH) $(FLAVOR) $(GUEST_DIR)/$(ARCH)-$(FLAVOR)
 
 clean:
 	rm -rf bin

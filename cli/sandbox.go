@@ -59,9 +59,10 @@ func (f *durationFlag) value() *int64 {
 
 var createCommand = command{
 	summary: "create a sandbox, or reuse the one of that name if it still serves, and start it",
-	usage:   "NAME [--image IMAGE] [--memory SIZE] [--cpus N] [--disk SIZE] [--pids N] [--idle-timeout DUR] [--max-lifetime DUR] [--stop-grace DUR] [--network on|off|host] [--replace]",
+	usage:   "NAME [--backend NAME] [--image IMAGE] [--memory SIZE] [--cpus N] [--disk SIZE] [--pids N] [--idle-timeout DUR] [--max-lifetime DUR] [--stop-grace DUR] [--network on|off|host] [--replace]",
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		image := fs.String("image", "", "image to start from (default: the backend's, 'host' on Linux)")
+		backend := fs.String("backend", "", "vm or bubblewrap on Linux (default: the platform's; images lists what each offers)")
 		memory := sizeFlag{min: units.MiB}
 		cpus := countFlag{min: 1}
 		disk := sizeFlag{min: units.MiB}
@@ -80,7 +81,7 @@ var createCommand = command{
 			if len(args) != 1 {
 				return usagef("create takes one sandbox name")
 			}
-			req := ipc.CreateRequest{Name: args[0], Prefix: e.prefix, Image: *image, Network: *network, Replace: *replace,
+			req := ipc.CreateRequest{Name: args[0], Prefix: e.prefix, Backend: *backend, Image: *image, Network: *network, Replace: *replace,
 				IdleTimeoutMs: idle.ceiling(), MaxLifetimeMs: life.ceiling(), StopGraceMs: grace.value()}
 			if memory.set {
 				v := memory.size.MiB()

@@ -26,6 +26,12 @@ type Server struct {
 	Env []string
 	// Dir is where commands start when the request names no folder.
 	Dir string
+	// Credential, when set, is who commands run as (a VM's agent runs as
+	// root and its commands as the guest's user).
+	Credential *syscall.Credential
+	// Ops answers operations beyond exec, ping and terminate (a VM's
+	// "poweroff") with an exit status.
+	Ops map[string]func(Request) int
 
 	ready *os.File // told once the agent accepts calls (see ReadyPrefix)
 }
@@ -61,6 +67,10 @@ func (s *Server) handle(conn net.Conn) {
 	case "", "exec":
 		s.exec(conn, br, req)
 	default:
+		if op, ok := s.Ops[req.Op]; ok {
+			writeExit(conn, op(req))
+			return
+		}
 		fail(conn, fmt.Sprintf("agent: unknown op %q", req.Op))
 	}
 }
@@ -85,19 +95,24 @@ func (s *Server) exec(conn net.Conn, br *bufio.Reader, req Request) {
 		}
 	}
 	env := append(append([]string(nil), s.Env...), req.Env...)
-	path, err := lookPath(req.Args[0], lookupEnv(env, "PATH"), req.Dir)
+	dir := req.Dir
+	if dir == "" {
+		dir = s.Dir
+	}
+	path, err := lookPath(req.Args[0], lookupEnv(env, "PATH"), dir)
 	if err != nil {
 		sess.Fail(fmt.Sprintf("%s: %v", req.Args[0], err))
 		return
 	}
-	cmd := &exec.Cmd{Path: path, Args: req.Args, Env: env, Dir: req.Dir}
+	cmd := &exec.Cmd{Path: path, Args: req.Args, Env: env, Dir: dir}
 	var ptmx *os.File
 	if req.TTY != nil {
 		// a session of its own with the terminal as its controlling one
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.Credential}
 		ptmx, err = startOnTerminal(cmd, sess, *req.TTY)
 	} else {
 		// its own process group, so a signal reaches the whole command line
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: s.Credential}
 		cmd.Stdout, cmd.Stderr = sess.Stdout, sess.Stderr
 		// a background process keeps the output pipes open; the command is
 		// done when its own process exits, as with "docker exec"
