@@ -2,12 +2,17 @@
 
 GO      ?= go
 TAGS    := migrated_fynedo
+# bin/sandboxdesk is the command line (no Fyne or GL; with no arguments it
+# opens the app), bin/sandboxdesk-app the desktop app, bin/sandboxdesk-agent
+# the static agent every sandbox runs. They ship together, side by side.
 BIN     := bin/sandboxdesk
+APP     := bin/sandboxdesk-app
+AGENT   := bin/sandboxdesk-agent
 SHARED_TOOLS := ../shared/tools
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: run build deps go-check test fmt-check vet unit crosscheck acceptance clients-test screenshots bench clean
+.PHONY: run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance clients-test tray screenshots windows-app screenshots-windows bench guest-image clean
 
 run: deps build
 	@if [ "$$(uname)" = Linux ] && [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
@@ -15,7 +20,9 @@ run: deps build
 	./$(BIN)
 
 build: go-check
-	$(GO) build -tags $(TAGS) -o $(BIN) .
+	$(GO) build -tags $(TAGS) -o $(APP) .
+	$(GO) build -tags $(TAGS) -o $(BIN) ./cmd/sandboxdesk
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags=-s -o $(AGENT) ./cmd/sandboxdesk-agent
 
 # deps installs the system packages when run as root and names the missing
 # ones otherwise (Linux); elsewhere it only checks the Go toolchain.
@@ -26,7 +33,7 @@ go-check:
 	@command -v $(GO) >/dev/null 2>&1 || { echo "sandboxdesk: Go 1.26 or newer is needed (https://go.dev/dl)" >&2; exit 1; }
 	@$(GO) version | awk '{ split(substr($$3, 3), v, "."); if (v[1] < 1 || (v[1] == 1 && v[2] < 26)) { print "sandboxdesk: Go 1.26 or newer is needed, found " $$3 > "/dev/stderr"; exit 1 } }'
 
-test: deps fmt-check vet unit crosscheck acceptance clients-test
+test: deps fmt-check vet unit crosscheck wine-test acceptance clients-test tray
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -48,6 +55,28 @@ crosscheck:
 		bash $(SHARED_TOOLS)/crosscheck.sh windows; \
 	else echo "crosscheck: $(SHARED_TOOLS) not found, skipping the darwin and windows type-checks"; fi
 
+# wine-test runs the Windows build of every package whose tests build
+# without cgo under Wine (the WSL backend against the fake wsl.exe, the
+# named-pipe transport); wine-test-all also builds the cgo ones (SQLite,
+# Fyne) with MinGW, which takes minutes. Packages only Linux has are left
+# out. Skipped, with a line, where Wine, MinGW or the shared tools are
+# missing. Wine names host files in the locale's encoding: C.UTF-8, which
+# every Debian has, keeps non-ASCII file names (a user called Zoë) working
+# where en_US.UTF-8 is not generated.
+WINE_PACKAGES = $$($(GO) list ./... | grep -v -e /backends/bubblewrap)
+wine-test:
+	@$(MAKE) --no-print-directory wine-run WINE_FLAGS=
+
+wine-test-all:
+	@$(MAKE) --no-print-directory wine-run WINE_FLAGS=-cgo
+
+wine-run:
+	@if [ ! -f $(SHARED_TOOLS)/wine-test.sh ]; then echo "wine-test: $(SHARED_TOOLS) not found, skipping the Windows tests under Wine"; \
+	elif ! command -v wine64 >/dev/null 2>&1 && [ ! -x /usr/lib/wine/wine64 ]; then echo "wine-test: wine64 is not installed (make deps), skipping the Windows tests under Wine"; \
+	elif ! command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then echo "wine-test: x86_64-w64-mingw32-gcc is not installed (make deps), skipping the Windows tests under Wine"; \
+	else echo "?   	sandboxdesk/backends/bubblewrap	[Linux only: not run under Wine]"; \
+		LANG=C.UTF-8 bash $(SHARED_TOOLS)/wine-test.sh $(WINE_FLAGS) -tags $(TAGS) $(WINE_PACKAGES); fi
+
 # acceptance runs the CLI end to end as a user would, from a fresh root.
 acceptance: build
 	sh testdata/cli_acceptance.sh $(BIN)
@@ -57,14 +86,43 @@ acceptance: build
 clients-test: build
 	GO=$(GO) sh clients/test.sh $(BIN)
 
+# tray checks under Xvfb, with a session bus and a StatusNotifier host,
+# that the app's tray item registers and serves its menu over D-Bus; it
+# skips, saying why, where those programs are missing.
+tray: build
+	sh testdata/tray_check.sh $(BIN)
+
 # screenshots runs the real app under Xvfb and writes PNGs of its screens.
 SCREENSHOTS_DIR ?= docs/screenshots
 screenshots: build
 	sh packaging/screenshots.sh $(BIN) $(SCREENSHOTS_DIR)
 
-bench:
-	@# bubblewrap exec and cold create beside raw bwrap
-	sh bench/run.sh
+# windows-app cross-builds the Windows app with MinGW (minutes on a fresh
+# machine); screenshots-windows runs it under Wine with Xvfb against the
+# fake wsl.exe and writes a picture of its main window.
+windows-app:
+	CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc CXX=x86_64-w64-mingw32-g++ \
+		$(GO) build -tags $(TAGS) -o bin/sandboxdesk.exe .
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build -o bin/fakewsl/wsl.exe ./backends/wsl/fakewsl/wsl
+
+screenshots-windows: windows-app
+	sh packaging/windows/screenshot.sh bin/sandboxdesk.exe bin/fakewsl/wsl.exe $(SCREENSHOTS_DIR)/windows.png
+
+# bench prints one table of figures beside their anchors; make bench
+# BENCH_FLAGS="--json bench.json" writes it as JSON too. The VM rows
+# (cold start, start from a checkpoint, exec of true under qemu) follow.
+bench: build
+	sh bench/run.sh $(BENCH_FLAGS)
+	sh bench/vm.sh
+
+# guest-image builds a VM sandbox's kernel, initrd and manifest from
+# Debian packages and our agent, into GUEST_DIR (outside the tree: images
+# are never committed), where the app's VM backend finds them.
+ARCH      ?= amd64
+FLAVOR    ?= tiny
+GUEST_DIR ?= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(HOME)/.cache)/sandboxdesk/guest
+guest-image: go-check
+	sh packaging/guest/build.sh $(ARCH) $(FLAVOR) $(GUEST_DIR)/$(ARCH)-$(FLAVOR)
 
 clean:
 	rm -rf bin

@@ -6,16 +6,19 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"runtime"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
-	"fyne.io/fyne/v2/widget"
 
 	"sandboxdesk/assets"
 	"sandboxdesk/controller"
 	"sandboxdesk/daemon"
 	"sandboxdesk/ipc"
+	"sandboxdesk/stream"
 	"sandboxdesk/ui"
 )
 
@@ -23,8 +26,9 @@ import (
 const appID = "dev.sandboxdesk.app"
 
 // runDesktop is the app: the controller of the root, its socket for the
-// CLI, and the window, until the window is closed or a client asks the
-// controller to quit.
+// CLI, and the window, until the app is quit (its Quit, the window closed
+// where there is no tray, or a client asking the controller to quit).
+// The sandboxes stop before the process ends.
 func runDesktop(rootFlag string) int {
 	root, err := controller.ResolveRoot(rootFlag)
 	if err != nil {
@@ -37,45 +41,93 @@ func runDesktop(rootFlag string) int {
 
 	a := app.NewWithID(appID)
 	a.SetIcon(assets.Icon)
-	client, served, err := connect(ctx, root, log)
-	if err != nil {
-		w := a.NewWindow("sandboxdesk")
-		w.SetContent(widget.NewLabel("sandboxdesk cannot run sandboxes here: " + err.Error()))
-		w.Resize(fyne.NewSize(640, 120))
-		w.ShowAndRun()
-		return 1
+	conn := &lateClient{}
+	// the tray, when there is one, must be set up before the loop runs:
+	// the window comes first, the controller joins it when it is ready
+	u := ui.New(a, conn, root, hasTray())
+	u.OnQuit = func() {
+		cancel()
+		conn.waitServed()
+		quitApp(a)
 	}
-	u := ui.New(a, client, root, hasTray())
-	go u.Run(ctx)
-	if served != nil {
-		go func() {
-			<-served // a client asked the controller to quit
-			// the window may be closing by itself at the same moment;
-			// Fyne panics when asked to quit a window it already tore down
-			defer func() { recover() }()
-			fyne.Do(a.Quit)
-		}()
-	}
+	go func() {
+		client, served, err := connect(ctx, root, log, u.SetStatus)
+		if err != nil {
+			if ctx.Err() == nil {
+				u.SetStatus("sandboxdesk cannot run sandboxes here: " + err.Error())
+			}
+			return
+		}
+		conn.set(client, served)
+		if served != nil {
+			go func() {
+				<-served // a client asked the controller to quit
+				quitApp(a)
+			}()
+		}
+		u.Run(ctx)
+	}()
+	// `sandboxdesk quit` signals a controller that holds the root but does
+	// not answer on its socket: stop as Quit does
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	defer signal.Stop(sigs)
+	go func() {
+		if _, ok := <-sigs; ok {
+			quitApp(a)
+		}
+	}()
 	showAndRun(u.Window(), log)
 	cancel()
-	if served != nil {
-		<-served // the controller stops its sandboxes before the app exits
-	}
+	conn.waitServed() // the controller stops its sandboxes before the app exits
 	return 0
+}
+
+// quitApp quits Fyne from any goroutine. The window may be quitting by
+// itself at the same moment; Fyne panics when asked to quit a window it
+// already tore down.
+func quitApp(a fyne.App) {
+	fyne.Do(func() {
+		defer func() { recover() }()
+		a.Quit()
+	})
 }
 
 // connect makes this process the root's controller, serving the CLI on
 // its socket, and returns the in-process client the UI uses. When another
-// process (a `sandboxdesk serve`) already owns the root, the UI uses its
-// socket instead.
-func connect(ctx context.Context, root string, log *slog.Logger) (ipc.Client, <-chan struct{}, error) {
-	c, err := daemon.Open(ctx, root, log)
-	if errors.Is(err, ipc.ErrConflict) {
-		return &ipc.SocketClient{Path: ipc.SocketPath(root)}, nil, nil
+// process (a `sandboxdesk serve`) already owns the root and answers, the
+// UI uses its socket instead; when the owner no longer answers it is a
+// sandboxdesk that is quitting, and connect waits for it, saying so.
+func connect(ctx context.Context, root string, log *slog.Logger, say func(string)) (ipc.Client, <-chan struct{}, error) {
+	waiting := false
+	for {
+		c, err := daemon.Open(ctx, root, log)
+		if err == nil {
+			if waiting {
+				say("")
+			}
+			return serve(ctx, c, log)
+		}
+		if !errors.Is(err, ipc.ErrConflict) {
+			return nil, nil, err
+		}
+		sock := &ipc.SocketClient{Path: ipc.SocketPath(root)}
+		if answers(ctx, sock) {
+			return sock, nil, nil
+		}
+		if !waiting {
+			say("Waiting for the sandboxdesk that is quitting to stop its sandboxes…")
+			waiting = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
 	}
-	if err != nil {
-		return nil, nil, err
-	}
+}
+
+func serve(ctx context.Context, c *controller.Controller, log *slog.Logger) (ipc.Client, <-chan struct{}, error) {
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
@@ -86,9 +138,16 @@ func connect(ctx context.Context, root string, log *slog.Logger) (ipc.Client, <-
 	return ipc.NewLocal(ctx, &controller.Service{C: c}), served, nil
 }
 
+// answers reports whether the controller behind sock serves requests.
+func answers(ctx context.Context, sock *ipc.SocketClient) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	var st any // only whether a reply came matters
+	return sock.Call(ctx, ipc.StatusRequest{}, &st) == nil
+}
+
 // showAndRun runs the window until the app quits. A failure in Fyne's
-// teardown (its tray panics at exit when it never reached D-Bus) must not
-// skip the graceful stop of the sandboxes that follows.
+// teardown must not skip the graceful stop of the sandboxes that follows.
 func showAndRun(w fyne.Window, log *slog.Logger) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -98,11 +157,56 @@ func showAndRun(w fyne.Window, log *slog.Logger) {
 	w.ShowAndRun()
 }
 
-// hasTray: macOS and Windows always have one; a Linux desktop has a
-// StatusNotifier host only in a D-Bus session.
-func hasTray() bool {
-	if runtime.GOOS != "linux" {
-		return true
+// lateClient is the UI's client before and after the controller is
+// reached: until then every request says it is not ready yet, rather
+// than hold the window up.
+type lateClient struct {
+	mu     sync.Mutex
+	client ipc.Client
+	served <-chan struct{}
+}
+
+var errNotYet = ipc.Errorf(ipc.ErrUnavailable, "sandboxdesk is still starting its controller; try again in a moment")
+
+func (l *lateClient) set(c ipc.Client, served <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.client, l.served = c, served
+}
+
+func (l *lateClient) get() ipc.Client {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.client
+}
+
+// waitServed waits for this process's controller, if it has one, to stop.
+func (l *lateClient) waitServed() {
+	l.mu.Lock()
+	s := l.served
+	l.mu.Unlock()
+	if s != nil {
+		<-s
 	}
-	return os.Getenv("DBUS_SESSION_BUS_ADDRESS") != ""
+}
+
+func (l *lateClient) Call(ctx context.Context, req ipc.Request, out any) error {
+	if c := l.get(); c != nil {
+		return c.Call(ctx, req, out)
+	}
+	return errNotYet
+}
+
+func (l *lateClient) Exec(ctx context.Context, req ipc.ExecRequest, cio stream.IO) (int, error) {
+	if c := l.get(); c != nil {
+		return c.Exec(ctx, req, cio)
+	}
+	return -1, errNotYet
+}
+
+func (l *lateClient) Subscribe(ctx context.Context) (<-chan ipc.Event, error) {
+	if c := l.get(); c != nil {
+		return c.Subscribe(ctx)
+	}
+	return nil, errNotYet
 }

@@ -29,10 +29,11 @@ func desktopArgs(args []string) (root string, ok bool) {
 	switch {
 	case len(args) == 0:
 		return "", true
-	case len(args) == 2 && (args[0] == "--root" || args[0] == "-root"):
+	case len(args) == 2 && (args[0] == "--root" || args[0] == "-root") && args[1] != "":
 		return args[1], true
-	case len(args) == 1 && strings.HasPrefix(args[0], "--root="):
+	case len(args) == 1 && strings.HasPrefix(args[0], "--root=") && args[0] != "--root=":
 		return strings.TrimPrefix(args[0], "--root="), true
 	}
+	// an empty --root is a mistake the command line reports
 	return "", false
 }

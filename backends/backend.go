@@ -63,6 +63,9 @@ type Spec struct {
 	// CPUs and DiskMiB are likewise resolved by the controller.
 	CPUs    int
 	DiskMiB int64
+	// Pids is the sandbox's own limit on processes and threads, 0 for the
+	// backend's default.
+	Pids    int64
 	Network Network
 	// NestedUserns lets the sandbox make user namespaces of its own
 	// (rootless containers, browser sandboxes); off, the seccomp filter
@@ -110,6 +113,12 @@ type Started struct {
 	// MemoryLimitMiB is the limit the backend enforces on host processes;
 	// 0 when none could be enforced.
 	MemoryLimitMiB int64
+	// PidsLimit is the limit on processes and threads the backend
+	// enforces; 0 when none is.
+	PidsLimit int64
+	// DiskLimitMiB is the size the sandbox's writable folders cannot grow
+	// past; 0 when the disk is not limited.
+	DiskLimitMiB int64
 }
 
 // Stopped says how a sandbox stopped.
@@ -150,6 +159,12 @@ var (
 	ErrUnknownImage = errors.New("unknown image")
 )
 
+// InvalidError is an exec the sandbox refused as bad input (a folder
+// that is not there): the caller's mistake, said in Message.
+type InvalidError struct{ Message string }
+
+func (e *InvalidError) Error() string { return e.Message }
+
 // Event is something a backend noticed on its own (an OOM kill, a crash),
 // reported to the controller through the Notify function it is given.
 type Event struct {
@@ -157,7 +172,11 @@ type Event struct {
 	Message string
 	// Exited: the sandbox is gone and should be marked stopped.
 	Exited bool
-	Time   time.Time
+	// OOMKills and PidsLimitHits count what a limit did since the last
+	// event: processes killed for want of memory, forks refused.
+	OOMKills      int
+	PidsLimitHits int
+	Time          time.Time
 }
 
 // Notify receives a backend's own events.

@@ -49,7 +49,7 @@ type env struct {
 func newFlagSet(name string, cmd command, e *env) (*flag.FlagSet, func(context.Context, *env, []string) error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&e.root, "root", "", "root folder holding sandboxes and state (default: per-user data folder, or $"+controller.RootEnv+")")
+	fs.Var((*rootFlag)(&e.root), "root", "root folder holding sandboxes and state (default: per-user data folder, or $"+controller.RootEnv+")")
 	fs.StringVar(&e.prefix, "prefix", "", "fleet prefix: sandboxes are named PREFIX-NAME")
 	fs.BoolVar(&e.json, "json", false, "print one JSON document instead of a table")
 	fs.BoolVar(&e.help, "help", false, "show this help")
@@ -101,10 +101,18 @@ func usagef(format string, args ...any) error {
 func Run(ctx context.Context, args []string, stdio IO) int {
 	args = globalsAfterCommand(args)
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		printHelp(stdio.Out, args)
+		topic := helpTopic(args[1:])
+		if _, ok := commands[topic]; topic != "" && !ok {
+			fmt.Fprintf(stdio.Err, "sandboxdesk help: unknown command %q (see 'sandboxdesk help')\n", topic)
+			return ExitUsage
+		}
+		printHelp(stdio.Out, topic)
 		return ExitOK
 	}
 	name := args[0]
+	if strings.HasPrefix(name, "-") {
+		return globalsOnly(stdio.Err, args)
+	}
 	cmd, ok := commands[name]
 	if !ok {
 		fmt.Fprintf(stdio.Err, "sandboxdesk: unknown command %q (see 'sandboxdesk help')\n", name)
@@ -121,6 +129,18 @@ func Run(ctx context.Context, args []string, stdio IO) int {
 		err = run(ctx, e, rest)
 	}
 	return report(stdio.Err, name, err)
+}
+
+// globalsOnly answers a command line of global flags and no command: what
+// is wrong with the flags, else that a command is missing.
+func globalsOnly(w io.Writer, args []string) int {
+	fs, _ := newFlagSet("sandboxdesk", command{flags: func(*flag.FlagSet) func(context.Context, *env, []string) error { return nil }}, &env{})
+	err := error(usagef("no command given (see 'sandboxdesk help')"))
+	if _, perr := parseArgs(fs, args, 0); perr != nil {
+		err = perr
+	}
+	fmt.Fprintf(w, "sandboxdesk: %v\n", err)
+	return ExitUsage
 }
 
 // globalsAfterCommand moves global flags written before the command
@@ -190,13 +210,25 @@ func printTable(w io.Writer, rows [][]string) error {
 	return tw.Flush()
 }
 
-func printHelp(w io.Writer, args []string) {
-	if len(args) > 1 {
-		if cmd, ok := commands[args[1]]; ok {
-			fs, _ := newFlagSet(args[1], cmd, &env{})
-			printCommandHelp(w, args[1], cmd, fs)
-			return
+// helpTopic is the command "help" asks about, past the global flags.
+func helpTopic(args []string) string {
+	for i := 0; i < len(args); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		switch {
+		case !strings.HasPrefix(args[i], "-"):
+			return args[i]
+		case (name == "root" || name == "prefix") && !hasValue:
+			i++ // its value
 		}
+	}
+	return ""
+}
+
+func printHelp(w io.Writer, topic string) {
+	if cmd, ok := commands[topic]; ok {
+		fs, _ := newFlagSet(topic, cmd, &env{})
+		printCommandHelp(w, topic, cmd, fs)
+		return
 	}
 	fmt.Fprintln(w, "sandboxdesk runs local sandboxes for coding agents.")
 	fmt.Fprintln(w, "\nUsage:\n  sandboxdesk                 open the desktop app\n  sandboxdesk COMMAND [flags]")

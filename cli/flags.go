@@ -110,3 +110,31 @@ func (f *countFlag) Set(s string) error {
 	f.n, f.set = v, true
 	return nil
 }
+
+// rootFlag is --root: a folder, never empty. An empty value is a script's
+// unset variable, and taking it for "the default root" would run against
+// the person's own sandboxes.
+type rootFlag string
+
+func (f *rootFlag) String() string { return string(*f) }
+
+func (f *rootFlag) Set(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("is empty: give a folder, or leave --root out for the default")
+	}
+	*f = rootFlag(s)
+	return nil
+}
+
+// envFlag is exec's repeatable --env KEY=VALUE.
+type envFlag []string
+
+func (m *envFlag) String() string { return strings.Join(*m, ",") }
+
+func (m *envFlag) Set(s string) error {
+	if k, _, ok := strings.Cut(s, "="); !ok || k == "" {
+		return errors.New("not KEY=VALUE")
+	}
+	*m = append(*m, s)
+	return nil
+}

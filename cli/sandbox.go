@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -60,15 +59,18 @@ func (f *durationFlag) value() *int64 {
 
 var createCommand = command{
 	summary: "create a sandbox, or reuse the one of that name if it still serves, and start it",
-	usage:   "NAME [--image IMAGE] [--memory SIZE] [--cpus N] [--disk SIZE] [--idle-timeout DUR] [--max-lifetime DUR] [--stop-grace DUR] [--network on|off|host] [--replace]",
+	usage:   "NAME [--backend NAME] [--image IMAGE] [--memory SIZE] [--cpus N] [--disk SIZE] [--pids N] [--idle-timeout DUR] [--max-lifetime DUR] [--stop-grace DUR] [--network on|off|host] [--replace]",
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		image := fs.String("image", "", "image to start from (default: the backend's, 'host' on Linux)")
+		backend := fs.String("backend", "", "vm or bubblewrap on Linux (default: the platform's; images lists what each offers)")
 		memory := sizeFlag{min: units.MiB}
 		cpus := countFlag{min: 1}
 		disk := sizeFlag{min: units.MiB}
 		fs.Var(&memory, "memory", "memory (default: a share of the budget, decided at start)")
 		fs.Var(&cpus, "cpus", "CPUs (default: up to 4)")
-		fs.Var(&disk, "disk", "disk (default: 8GiB)")
+		fs.Var(&disk, "disk", "disk (default: 8GiB; inspect says whether it is enforced)")
+		pids := countFlag{min: 1}
+		fs.Var(&pids, "pids", "most processes and threads at once (default: the backend's, 4096 at most on Linux)")
 		var idle, life, grace durationFlag
 		fs.Var(&idle, "idle-timeout", "stop after this long without a command (default: none)")
 		fs.Var(&life, "max-lifetime", "stop this long after creation (default: none)")
@@ -79,7 +81,7 @@ var createCommand = command{
 			if len(args) != 1 {
 				return usagef("create takes one sandbox name")
 			}
-			req := ipc.CreateRequest{Name: args[0], Prefix: e.prefix, Image: *image, Network: *network, Replace: *replace,
+			req := ipc.CreateRequest{Name: args[0], Prefix: e.prefix, Backend: *backend, Image: *image, Network: *network, Replace: *replace,
 				IdleTimeoutMs: idle.ceiling(), MaxLifetimeMs: life.ceiling(), StopGraceMs: grace.value()}
 			if memory.set {
 				v := memory.size.MiB()
@@ -92,6 +94,10 @@ var createCommand = command{
 				v := disk.size.MiB()
 				req.DiskMiB = &v
 			}
+			if pids.set {
+				v := int64(pids.n)
+				req.Pids = &v
+			}
 			// Ctrl-C while queued calls the create off and leaves nothing
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -99,9 +105,11 @@ var createCommand = command{
 			if err != nil {
 				return err
 			}
+			stopWatch := watchQueue(ctx, c, ipc.Ref{Prefix: e.prefix, Name: args[0]}, e.Err)
 			var sb ipc.Sandbox
-			if err := c.Call(ctx, req, &sb); err != nil {
-				return exitFor(err)
+			err = c.Call(ctx, req, &sb)
+			if place := stopWatch(); err != nil {
+				return exitFor(calledOff(ctx, args[0], place, err))
 			}
 			return e.showSandbox(sb)
 		}
@@ -201,7 +209,7 @@ var execCommand = command{
 	usage:     "NAME [--] CMD [ARG...]",
 	stopAfter: 1,
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-		var envs multiFlag
+		var envs envFlag
 		fs.Var(&envs, "env", "KEY=VALUE for the command (repeatable)")
 		dir := fs.String("dir", "", "folder inside the sandbox to run in (default /workspace)")
 		return func(ctx context.Context, e *env, args []string) error {
@@ -264,11 +272,6 @@ type exitStatus int
 
 func (s exitStatus) Error() string { return "exit status " + strconv.Itoa(int(s)) }
 
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
-
 // showSandbox prints one sandbox: all of it as JSON, or as a table.
 func (e *env) showSandbox(sb ipc.Sandbox) error {
 	if e.json {
@@ -288,7 +291,7 @@ func sandboxRows(list []ipc.Sandbox, now time.Time) [][]string {
 func sandboxDetail(sb ipc.Sandbox, now time.Time) [][]string {
 	rows := [][]string{
 		{"Name", sb.Name}, {"ID", sb.ID}, {"State", stateWord(sb)}, {"Image", sb.Image}, {"Backend", sb.Backend},
-		{"Memory", memoryWord(sb)}, {"CPUs", cpusWord(sb.CPUs)}, {"Disk", mibOrDefault(sb.DiskMiB)},
+		{"Memory", memoryWord(sb)}, {"CPUs", cpusWord(sb.CPUs)}, {"Disk", diskWord(sb)}, {"Processes", pidsWord(sb)},
 		{"Network", networkWord(sb.Network)},
 		{"Idle timeout", msWord(sb.IdleTimeoutMs)}, {"Max lifetime", msWord(sb.MaxLifetimeMs)},
 		{"Stop grace", time.Duration(sb.StopGraceMs * int64(time.Millisecond)).String()},
@@ -297,6 +300,16 @@ func sandboxDetail(sb ipc.Sandbox, now time.Time) [][]string {
 	}
 	if sb.Prefix != "" {
 		rows = append(rows[:1], append([][]string{{"Fleet", sb.Prefix}}, rows[1:]...)...)
+	}
+	if sb.OOMKills > 0 || sb.PidsLimitHits > 0 {
+		rows = append(rows, []string{"Limit hits", fmt.Sprintf("%d killed out of memory, %d processes refused", sb.OOMKills, sb.PidsLimitHits)})
+	}
+	if sb.LastNotice != "" {
+		at := ""
+		if sb.LastNoticeAt != nil {
+			at = " (" + ago(now.Sub(*sb.LastNoticeAt)) + ")"
+		}
+		rows = append(rows, []string{"Last notice", sb.LastNotice + at})
 	}
 	if sb.Error != "" {
 		rows = append(rows, []string{"Error", sb.Error})
@@ -335,6 +348,31 @@ func memoryWord(sb ipc.Sandbox) string {
 		return "limit not enforced"
 	case sb.MemoryMiB > 0:
 		return units.FormatMiB(sb.MemoryMiB)
+	}
+	return "default at start"
+}
+
+// diskWord is the disk a sandbox asked for, and whether anything holds it
+// to that while it runs.
+func diskWord(sb ipc.Sandbox) string {
+	switch {
+	case sb.DiskLimitMiB > 0:
+		return units.FormatMiB(sb.DiskLimitMiB) + " limit"
+	case sb.State == ipc.StateRunning:
+		return mibOrDefault(sb.DiskMiB) + ", not enforced"
+	}
+	return mibOrDefault(sb.DiskMiB)
+}
+
+// pidsWord is a sandbox's limit on processes and threads.
+func pidsWord(sb ipc.Sandbox) string {
+	switch {
+	case sb.PidsLimit > 0:
+		return strconv.FormatInt(sb.PidsLimit, 10) + " limit"
+	case sb.State == ipc.StateRunning:
+		return "limit not enforced"
+	case sb.Pids > 0:
+		return strconv.FormatInt(sb.Pids, 10)
 	}
 	return "default at start"
 }

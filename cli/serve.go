@@ -4,12 +4,14 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"sandboxdesk/controller"
 	"sandboxdesk/daemon"
 	"sandboxdesk/ipc"
 )
@@ -51,24 +53,70 @@ var quitCommand = command{
 			if err != nil {
 				return err
 			}
-			if c == nil {
-				fmt.Fprintf(e.Out, "no controller is running for %s\n", root)
-				return nil
-			}
-			if err := c.Call(ctx, ipc.QuitRequest{}, nil); err != nil {
+			// the lock finds a controller whose socket is gone or silent
+			pid, err := controller.LockHolder(root)
+			if err != nil {
 				return err
 			}
-			// the controller stops its sandboxes first; wait until it is gone
-			for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); {
-				if !answers(ctx, c) {
-					if _, statErr := os.Stat(ipc.SocketPath(root)); os.IsNotExist(statErr) {
-						fmt.Fprintf(e.Out, "stopped the controller for %s\n", root)
-						return nil
-					}
+			switch {
+			case c != nil:
+				var st ipc.Status
+				if c.Call(ctx, ipc.StatusRequest{}, &st) == nil && st.Pid > 0 {
+					pid = st.Pid
 				}
-				time.Sleep(50 * time.Millisecond)
+				if err := c.Call(ctx, ipc.QuitRequest{}, nil); err != nil {
+					return err
+				}
+			case pid == 0:
+				fmt.Fprintf(e.Out, "no controller is running for %s\n", root)
+				return nil
+			default:
+				fmt.Fprintf(e.Err, "sandboxdesk: the controller for %s (pid %d) does not answer on its socket; asking it to stop\n", root, pid)
+				if err := terminate(pid); err != nil {
+					return fmt.Errorf("stop the controller for %s (pid %d): %w", root, pid, err)
+				}
 			}
-			return fmt.Errorf("the controller for %s is still stopping its sandboxes", root)
+			fmt.Fprintf(e.Err, "sandboxdesk: stopping the controller for %s (pid %d) and its sandboxes...\n", root, pid)
+			if err := waitReleased(ctx, e.Err, root, quitWait, nil); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.Out, "stopped the controller for %s\n", root)
+			return nil
 		}
 	},
+}
+
+// quitWait bounds how long quit waits for a controller to stop its
+// sandboxes (each gets its stop grace).
+const quitWait = 3 * time.Minute
+
+// waitReleased waits until no controller holds root's lock: then its
+// sandboxes are stopped and its state written. A line on w every 10 s says
+// it is still waiting. answers, when given, ends the wait early: the
+// holder was starting, not stopping, and now answers.
+func waitReleased(ctx context.Context, w io.Writer, root string, limit time.Duration, answers func() bool) error {
+	start := time.Now()
+	next := start.Add(10 * time.Second)
+	for {
+		pid, err := controller.LockHolder(root)
+		if err != nil {
+			return err
+		}
+		if pid == 0 || (answers != nil && answers()) {
+			return nil
+		}
+		now := time.Now()
+		if now.Sub(start) > limit {
+			return fmt.Errorf("the controller for %s (pid %d) is still stopping its sandboxes after %v", root, pid, limit)
+		}
+		if now.After(next) {
+			fmt.Fprintf(w, "sandboxdesk: still stopping (%v)...\n", now.Sub(start).Round(time.Second))
+			next = next.Add(10 * time.Second)
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

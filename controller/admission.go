@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	"sandboxdesk/ipc"
@@ -65,7 +66,7 @@ func (c *Controller) await(ctx context.Context, w *waiter, before ipc.State) err
 	case <-w.admitted:
 		return nil
 	case <-ctx.Done():
-		why = ctx.Err()
+		why = fmt.Errorf("the start of %s was called off while it waited for a slot: %w", w.fullName, context.Cause(ctx))
 	case <-w.cancel:
 		why = ipc.Errorf(ipc.ErrConflict, "the start of %s was called off while it waited for a slot", w.fullName)
 	}

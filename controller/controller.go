@@ -59,12 +59,18 @@ func (c *Controller) backendEvent(ctx context.Context, e backends.Event) {
 			continue
 		}
 		ev := ipc.Event{Time: c.clock.Now(), Kind: ipc.EventNotice, Sandbox: r.FullName, ID: r.ID, State: r.State, Message: e.Message}
-		ch := change{event: ev}
+		// the notice and the counts stay on the sandbox, for inspect and
+		// the window, not only in the event log
+		cp := *r
+		cp.OOMKills += e.OOMKills
+		cp.PidsLimitHits += e.PidsLimitHits
+		cp.LastNotice, cp.LastNoticeAt = e.Message, ev.Time
+		ch := change{put: []*record{&cp}, event: ev}
 		if e.Exited && r.State.Active() {
-			cp := *r
 			// the reason stays on the sandbox until its next start: a stop
 			// nobody asked for is what a person looks for first
 			cp.State, cp.Error, cp.ReservedMiB, cp.LimitMiB, cp.Restore = ipc.StateStopped, e.Message, 0, 0, false
+			cp.PidsLimit, cp.DiskLimitMiB = 0, 0
 			ch = change{put: []*record{&cp}, event: c.stateEvent(&cp, e.Message)}
 		}
 		if err := c.commitLocked(ctx, ch); err != nil {
@@ -156,7 +162,8 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 		unsaved: map[string]bool{},
 	}
 	if c.measure == nil {
-		c.measure = func(ctx context.Context) (host.Info, error) { return host.Measure(ctx, root) }
+		// memory is read once; CPU limits and free disk at most once a second
+		c.measure = host.NewMeter(root).Measure
 	}
 	if c.clock == nil {
 		c.clock = systemClock{}

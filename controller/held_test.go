@@ -42,7 +42,7 @@ func TestHeldByTable(t *testing.T) {
 				e = newEnv(t, withHost(16, 8))
 				tt.setup(e)
 			}
-			got := e.c.heldBy(t.Context(), &tt.r, e.c.measureNow(t.Context()))
+			got := e.c.heldBy(t.Context(), &tt.r, e.c.measureOnce(t.Context()))
 			if got != tt.want {
 				t.Fatalf("held %+v, want %+v", got, tt.want)
 			}

@@ -38,9 +38,9 @@ func (c *Controller) Create(ctx context.Context, req ipc.CreateRequest) (ipc.San
 		return ipc.Sandbox{}, ipc.Errorf(ipc.ErrConflict, "the name %s is taken by a sandbox of fleet %q", full, existing.Prefix)
 	}
 	reason := "created"
-	m := c.measureNow(ctx) // once: the reuse check and the start read it
+	m := c.measureOnce(ctx) // at most once: the reuse check and the start read it
 	if existing != nil && req.Replace {
-		if err := c.roomToBuild(full, m); err != nil {
+		if err := c.roomToBuild(full, m()); err != nil {
 			return ipc.Sandbox{}, err
 		}
 		if err := c.destroy(ctx, existing, true, "replaced"); err != nil {
@@ -51,13 +51,13 @@ func (c *Controller) Create(ctx context.Context, req ipc.CreateRequest) (ipc.San
 	if existing != nil {
 		ok, why := serves(existing, s, c.clock.Now(), c.heldBy(ctx, existing, m))
 		if !ok {
-			if err := c.roomToBuild(full, m); err != nil {
+			if err := c.roomToBuild(full, m()); err != nil {
 				return ipc.Sandbox{}, err
 			}
 		}
 		if ok {
 			if !existing.State.Active() {
-				if err := c.start(ctx, existing, false, m); err != nil {
+				if err := c.start(ctx, existing, false, m()); err != nil {
 					return ipc.Sandbox{}, err
 				}
 			}
@@ -67,14 +67,14 @@ func (c *Controller) Create(ctx context.Context, req ipc.CreateRequest) (ipc.San
 			return ipc.Sandbox{}, err
 		}
 		reason = "rebuilt, workspace kept: " + why
-	} else if err := c.roomToBuild(full, m); err != nil {
+	} else if err := c.roomToBuild(full, m()); err != nil {
 		return ipc.Sandbox{}, err
 	}
 	r, err := c.build(ctx, req.Prefix, req.Name, full, s, reason)
 	if err != nil {
 		return ipc.Sandbox{}, err
 	}
-	if err := c.start(ctx, r, true, m); err != nil {
+	if err := c.start(ctx, r, true, m()); err != nil {
 		return ipc.Sandbox{}, err
 	}
 	return c.Inspect(ctx, ipc.Ref{Prefix: req.Prefix, Name: req.Name})
@@ -89,7 +89,7 @@ func (c *Controller) build(ctx context.Context, prefix, name, full string, s sha
 	r := &record{
 		ID: id, FullName: full, Prefix: prefix, Name: name,
 		Backend: s.Backend, Image: s.Image.Name, ImageDigest: s.Image.Digest,
-		MemoryMiB: s.MemoryMiB, CPUs: s.CPUs, DiskMiB: s.DiskMiB, Network: s.Network,
+		MemoryMiB: s.MemoryMiB, CPUs: s.CPUs, DiskMiB: s.DiskMiB, Pids: s.Pids, Network: s.Network,
 		IdleTimeout: s.IdleTimeout, MaxLifetime: s.MaxLifetime, StopGrace: s.StopGrace,
 		State: ipc.StateStopped, CreatedAt: c.clock.Now(),
 	}
@@ -203,7 +203,7 @@ func (c *Controller) boot(ctx context.Context, full string, m measured) error {
 	spec := backends.Spec{
 		ID: r.ID, Name: r.FullName, Root: c.root,
 		Image:     backends.Image{Name: r.Image, Digest: r.ImageDigest},
-		MemoryMiB: d.MemoryMiB, CPUs: pick(r.CPUs, d.CPUs), DiskMiB: pick(r.DiskMiB, d.DiskMiB), Network: r.Network,
+		MemoryMiB: d.MemoryMiB, CPUs: pick(r.CPUs, d.CPUs), DiskMiB: pick(r.DiskMiB, d.DiskMiB), Pids: r.Pids, Network: r.Network,
 		Workspace: c.workspace(r.FullName), StateDir: c.stateDir(r.ID),
 	}
 	c.Progress(r.FullName, 0, "starting ("+r.Backend+")")
@@ -218,6 +218,11 @@ func (c *Controller) boot(ctx context.Context, full string, m measured) error {
 	r.State, r.Error, r.Restore = ipc.StateRunning, "", false
 	r.ReservedMiB, r.LimitMiB = started.ReservedMiB, started.MemoryLimitMiB
 	r.HeldCPUs, r.HeldDiskMiB = spec.CPUs, spec.DiskMiB
+	r.PidsLimit, r.DiskLimitMiB = started.PidsLimit, started.DiskLimitMiB
+	if cur := c.boxes[r.FullName]; cur != nil && cur.ID == r.ID {
+		// what the backend noticed while it started ("not enforced")
+		r.OOMKills, r.PidsLimitHits, r.LastNotice, r.LastNoticeAt = cur.OOMKills, cur.PidsLimitHits, cur.LastNotice, cur.LastNoticeAt
+	}
 	r.StartedAt, r.LastUsedAt, r.CheckpointAt = now, now, time.Time{}
 	return c.setStateLocked(ctx, r, "running")
 }
@@ -228,6 +233,7 @@ func (c *Controller) failStart(ctx context.Context, r *record, err error) error 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r.State, r.Error, r.ReservedMiB, r.LimitMiB, r.Restore = ipc.StateBroken, err.Error(), 0, 0, false
+	r.PidsLimit, r.DiskLimitMiB = 0, 0
 	if serr := c.setStateLocked(ctx, r, err.Error()); serr != nil {
 		c.log.Error("record failed start", "sandbox", r.FullName, "err", serr)
 	}
@@ -287,7 +293,7 @@ func (c *Controller) halt(ctx context.Context, r *record, reason string) error {
 	res, stopErr := b.Stop(ctx, r.ID, r.StopGrace)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r.ReservedMiB, r.LimitMiB = 0, 0
+	r.ReservedMiB, r.LimitMiB, r.PidsLimit, r.DiskLimitMiB = 0, 0, 0, 0
 	r.Restore = reason == reasonShutdown
 	switch {
 	case stopErr != nil:

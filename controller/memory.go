@@ -19,6 +19,20 @@ func (c *Controller) measureNow(ctx context.Context) measured {
 	return measured{info, err}
 }
 
+// measureOnce measures the host the first time a decision of one call
+// needs it, and hands every later decision of that call the same figures:
+// a call that decides nothing (a reusing create) measures nothing.
+func (c *Controller) measureOnce(ctx context.Context) func() measured {
+	var m measured
+	done := false
+	return func() measured {
+		if !done {
+			m, done = c.measureNow(ctx), true
+		}
+		return m
+	}
+}
+
 // decide is the one place a sandbox's memory is decided, for a start and
 // for the quote Defaults gives: its own value, else the Settings default,
 // else its share of the budget with itself counted. counted says whether
@@ -39,6 +53,9 @@ func (c *Controller) decide(ctx context.Context, own int64, m measured, counted 
 	d := PlanDefaults(m.info, others, committed)
 	if m.err != nil {
 		d.CPUs = DefaultCPUs(1) // a time slice, never a guess at memory
+	}
+	if set {
+		d.StoredMemoryMiB = int64(setting) // Settings shows and keeps it
 	}
 	switch {
 	case own > 0:
@@ -62,7 +79,7 @@ type held struct {
 // heldBy is what r holds: its own value; else, running, what its start
 // gave it (a VM's reservation, a process sandbox's enforced limit); else,
 // stopped, what a start would give it now.
-func (c *Controller) heldBy(ctx context.Context, r *record, m measured) held {
+func (c *Controller) heldBy(ctx context.Context, r *record, m func() measured) held {
 	h := held{memoryMiB: r.MemoryMiB, cpus: r.CPUs, diskMiB: r.DiskMiB}
 	if r.State.Active() {
 		h.memoryMiB = pick(h.memoryMiB, pick(r.ReservedMiB, r.LimitMiB))
@@ -74,7 +91,7 @@ func (c *Controller) heldBy(ctx context.Context, r *record, m measured) held {
 	}
 	// what a start would give it now; with the host unmeasured and no
 	// Settings default, memory stays 0 and any memory ask rebuilds
-	d, err := c.decide(ctx, 0, m, r.State.Active())
+	d, err := c.decide(ctx, 0, m(), r.State.Active())
 	if err != nil {
 		d.MemoryMiB = 0
 	}

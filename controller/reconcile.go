@@ -65,7 +65,7 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		case !running[r.ID] && (was.Active() || was == ipc.StateQueued):
 			// it ran (or was starting) when the controller died: the next
 			// launch restores it; one being stopped stays stopped
-			r.State, r.ReservedMiB, r.LimitMiB = ipc.StateStopped, 0, 0
+			r.State, r.ReservedMiB, r.LimitMiB, r.PidsLimit, r.DiskLimitMiB = ipc.StateStopped, 0, 0, 0, 0
 			r.Restore = was == ipc.StateRunning || was == ipc.StateStarting
 		default:
 			continue

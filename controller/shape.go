@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -23,6 +22,7 @@ type shape struct {
 	MemoryMiB int64
 	CPUs      int
 	DiskMiB   int64
+	Pids      int64
 	// ceilings: meet-or-undercut
 	IdleTimeout time.Duration
 	MaxLifetime time.Duration
@@ -38,22 +38,18 @@ const (
 	maxCeiling   = 10 * 365 * 24 * time.Hour
 )
 
-// nameRE is a sandbox name or fleet prefix: lowercase, a hostname and a
-// folder name on every platform, no path separators, no leading dot.
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
-
 // maxFullName keeps PREFIX-NAME a valid hostname label.
 const maxFullName = 63
 
 // fullName checks a prefix and a name and joins them.
 func fullName(prefix, name string) (string, error) {
-	if err := checkName("name", name); err != nil {
+	if err := ipc.CheckName("name", name); err != nil {
 		return "", err
 	}
 	if prefix == "" {
 		return name, nil
 	}
-	if err := checkName("prefix", prefix); err != nil {
+	if err := ipc.CheckName("prefix", prefix); err != nil {
 		return "", err
 	}
 	full := prefix + "-" + name
@@ -61,18 +57,6 @@ func fullName(prefix, name string) (string, error) {
 		return "", ipc.Errorf(ipc.ErrInvalid, "%q is too long with its prefix: %d characters, at most %d", full, len(full), maxFullName)
 	}
 	return full, nil
-}
-
-func checkName(what, v string) error {
-	if !nameRE.MatchString(v) {
-		return ipc.Errorf(ipc.ErrInvalid, "%s %q is not valid: use 1 to 63 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit", what, v)
-	}
-	// ".." could still become a path on some platforms; a trailing dot is
-	// dropped by Windows and would name another folder
-	if strings.Contains(v, "..") || strings.HasSuffix(v, ".") {
-		return ipc.Errorf(ipc.ErrInvalid, "%s %q is not valid: no \"..\" and no trailing '.'", what, v)
-	}
-	return nil
 }
 
 // validate turns a request into a shape, or says what is wrong with it.
@@ -117,6 +101,12 @@ func (c *Controller) validate(ctx context.Context, req ipc.CreateRequest) (shape
 			return shape{}, ipc.Errorf(ipc.ErrInvalid, "%v, got %s", err, sizeWord(*req.DiskMiB))
 		}
 		s.DiskMiB = *req.DiskMiB
+	}
+	if req.Pids != nil {
+		if *req.Pids < MinPids || *req.Pids > MaxPids {
+			return shape{}, ipc.Errorf(ipc.ErrInvalid, "process limit must be %d to %d, got %d", MinPids, MaxPids, *req.Pids)
+		}
+		s.Pids = *req.Pids
 	}
 	if s.IdleTimeout, err = ceiling("idle timeout", req.IdleTimeoutMs); err != nil {
 		return shape{}, err
@@ -200,6 +190,10 @@ func serves(r *record, s shape, now time.Time, h held) (bool, string) {
 		return false, fmt.Sprintf("network %s, asked %s", r.Network, s.Network)
 	}
 	mem, cpus, disk := h.memoryMiB, h.cpus, h.diskMiB
+	// a running sandbox holds the limit its backend enforces; a stopped one
+	// on the default gets the backend's default, which the controller
+	// cannot know ahead: it serves no ask
+	pids := pick(r.Pids, r.PidsLimit)
 	switch {
 	case s.MemoryMiB > 0 && mem < s.MemoryMiB:
 		return false, fmt.Sprintf("holds %s memory, asked %s", sizeWord(mem), sizeWord(s.MemoryMiB))
@@ -207,6 +201,8 @@ func serves(r *record, s shape, now time.Time, h held) (bool, string) {
 		return false, fmt.Sprintf("has %d CPUs, asked %d", cpus, s.CPUs)
 	case s.DiskMiB > 0 && disk < s.DiskMiB:
 		return false, fmt.Sprintf("has %s disk, asked %s", sizeWord(disk), sizeWord(s.DiskMiB))
+	case s.Pids > 0 && pids < s.Pids:
+		return false, fmt.Sprintf("has a limit of %s processes, asked %d", pidsWord(pids), s.Pids)
 	case s.IdleTimeout > 0 && (r.IdleTimeout == 0 || r.IdleTimeout > s.IdleTimeout):
 		return false, fmt.Sprintf("idle timeout %s, asked %v", durWord(r.IdleTimeout), s.IdleTimeout)
 	case s.MaxLifetime > 0 && (r.MaxLifetime == 0 || r.MaxLifetime > s.MaxLifetime):
@@ -222,6 +218,20 @@ func pick[T int | int64](own, def T) T {
 		return own
 	}
 	return def
+}
+
+// The process limits a sandbox may ask for: enough for a shell and a
+// build at the low end; the high end is the kernel's own pid_max ceiling.
+const (
+	MinPids = 64
+	MaxPids = 4 << 20
+)
+
+func pidsWord(n int64) string {
+	if n == 0 {
+		return "the default number of"
+	}
+	return fmt.Sprint(n)
 }
 
 func durWord(d time.Duration) string {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
@@ -71,6 +72,17 @@ CREATE TABLE events (
 ALTER TABLE sandboxes ADD COLUMN restore INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sandboxes ADD COLUMN cpus_held INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sandboxes ADD COLUMN disk_held_mib INTEGER NOT NULL DEFAULT 0;`,
+	// 3: the process limit (own, and enforced while running), the disk
+	// limit enforced, and what limits did: OOM kills, refused forks, the
+	// last notice
+	3: `
+ALTER TABLE sandboxes ADD COLUMN pids INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sandboxes ADD COLUMN pids_limit INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sandboxes ADD COLUMN disk_limit_mib INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sandboxes ADD COLUMN oom_kills INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sandboxes ADD COLUMN pids_limit_hits INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sandboxes ADD COLUMN last_notice TEXT NOT NULL DEFAULT '';
+ALTER TABLE sandboxes ADD COLUMN last_notice_at INTEGER;`,
 }
 
 func openStore(ctx context.Context, path string) (*store, error) {
@@ -139,7 +151,8 @@ func (s *store) migrate(ctx context.Context) error {
 const sandboxColumns = `id, full_name, prefix, name, backend, image, image_digest, memory_mib, cpus,
 	disk_mib, network, idle_timeout_ms, max_lifetime_ms, stop_grace_ms, state, reserved_mib,
 	limit_mib, created_at, started_at, last_used_at, checkpoint_at, error, restore, cpus_held,
-	disk_held_mib`
+	disk_held_mib, pids, pids_limit, disk_limit_mib, oom_kills, pids_limit_hits, last_notice,
+	last_notice_at`
 
 // record is a sandbox as the controller keeps it.
 type record struct {
@@ -162,6 +175,13 @@ type record struct {
 	// HeldCPUs, HeldDiskMiB: what the last start gave it; 0 never started.
 	HeldCPUs    int
 	HeldDiskMiB int64
+	// Pids is the own process limit (0: the backend's default); PidsLimit
+	// and DiskLimitMiB what the backend enforces while it runs (0: none)
+	Pids, PidsLimit, DiskLimitMiB int64
+	// what limits did over the sandbox's life, and the last thing said
+	OOMKills, PidsLimitHits int
+	LastNotice              string
+	LastNoticeAt            time.Time
 }
 
 func (r *record) args() []any {
@@ -169,7 +189,8 @@ func (r *record) args() []any {
 		r.CPUs, r.DiskMiB, networkCode(r.Network), r.IdleTimeout.Milliseconds(), r.MaxLifetime.Milliseconds(),
 		r.StopGrace.Milliseconds(), string(r.State), r.ReservedMiB, r.LimitMiB, r.CreatedAt.UnixNano(),
 		nullTime(r.StartedAt), nullTime(r.LastUsedAt), nullTime(r.CheckpointAt), r.Error, r.Restore,
-		r.HeldCPUs, r.HeldDiskMiB}
+		r.HeldCPUs, r.HeldDiskMiB,
+		r.Pids, r.PidsLimit, r.DiskLimitMiB, r.OOMKills, r.PidsLimitHits, r.LastNotice, nullTime(r.LastNoticeAt)}
 }
 
 func nullTime(t time.Time) any {
@@ -183,11 +204,11 @@ func scanRecord(sc interface{ Scan(...any) error }) (record, error) {
 	var r record
 	var idle, life, grace, created, network int64
 	var state string
-	var started, used, checkpoint sql.NullInt64
+	var started, used, checkpoint, noticed sql.NullInt64
 	err := sc.Scan(&r.ID, &r.FullName, &r.Prefix, &r.Name, &r.Backend, &r.Image, &r.ImageDigest,
 		&r.MemoryMiB, &r.CPUs, &r.DiskMiB, &network, &idle, &life, &grace, &state, &r.ReservedMiB,
 		&r.LimitMiB, &created, &started, &used, &checkpoint, &r.Error, &r.Restore, &r.HeldCPUs,
-		&r.HeldDiskMiB)
+		&r.HeldDiskMiB, &r.Pids, &r.PidsLimit, &r.DiskLimitMiB, &r.OOMKills, &r.PidsLimitHits, &r.LastNotice, &noticed)
 	if err != nil {
 		return record{}, err
 	}
@@ -198,6 +219,7 @@ func scanRecord(sc interface{ Scan(...any) error }) (record, error) {
 	r.State = ipc.State(state)
 	r.CreatedAt = time.Unix(0, created).UTC()
 	r.StartedAt, r.LastUsedAt, r.CheckpointAt = fromNull(started), fromNull(used), fromNull(checkpoint)
+	r.LastNoticeAt = fromNull(noticed)
 	return r, nil
 }
 
@@ -273,7 +295,7 @@ func (s *store) apply(ctx context.Context, c change) error {
 	}
 	for _, r := range c.put {
 		_, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO sandboxes ("+sandboxColumns+
-			") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", r.args()...)
+			") VALUES ("+placeholders(len(r.args()))+")", r.args()...)
 		if err != nil {
 			return fmt.Errorf("save sandbox %s: %w", r.FullName, err)
 		}
@@ -346,6 +368,10 @@ func (s *store) recentEvents(ctx context.Context, fullName string, n int) ([]ipc
 	}
 	return out, rows.Err()
 }
+
+// placeholders is n "?" for an INSERT, so a column added to the record
+// cannot be forgotten in its VALUES.
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
 
 // privateFiles makes the first path if missing, and every path that
 // exists readable and writable by its owner only.

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"sandboxdesk/backends"
 	"sandboxdesk/ipc"
@@ -42,12 +43,18 @@ func (c *Controller) viewLocked(r *record) ipc.Sandbox {
 		MaxLifetimeMs: r.MaxLifetime.Milliseconds(), StopGraceMs: r.StopGrace.Milliseconds(),
 		MemoryMiB: r.MemoryMiB, ReservedMiB: r.ReservedMiB, MemoryLimitMiB: r.LimitMiB,
 		CPUs: r.CPUs, DiskMiB: r.DiskMiB, Network: string(r.Network),
+		Pids: r.Pids, PidsLimit: r.PidsLimit, DiskLimitMiB: r.DiskLimitMiB,
+		OOMKills: r.OOMKills, PidsLimitHits: r.PidsLimitHits, LastNotice: r.LastNotice,
 		QueuePosition: c.queuePositionLocked(r.FullName),
 		Checkpoint:    !r.CheckpointAt.IsZero(), Workspace: c.workspace(r.FullName), Error: r.Error,
 	}
 	if !r.StartedAt.IsZero() {
 		t := r.StartedAt
 		v.StartedAt = &t
+	}
+	if !r.LastNoticeAt.IsZero() {
+		t := r.LastNoticeAt
+		v.LastNoticeAt = &t
 	}
 	if !r.LastUsedAt.IsZero() {
 		t := r.LastUsedAt
@@ -66,6 +73,11 @@ func (c *Controller) Exec(ctx context.Context, ref ipc.Ref, req backends.ExecReq
 	if len(req.Args) == 0 {
 		return -1, ipc.Errorf(ipc.ErrInvalid, "no command given")
 	}
+	for _, kv := range req.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return -1, ipc.Errorf(ipc.ErrInvalid, "environment entry %q is not KEY=VALUE", kv)
+		}
+	}
 	r := c.get(full)
 	if r == nil || r.Prefix != ref.Prefix {
 		return -1, ipc.Errorf(ipc.ErrNotFound, "no sandbox named %s", full)
@@ -82,6 +94,10 @@ func (c *Controller) Exec(ctx context.Context, ref ipc.Ref, req backends.ExecReq
 	code, err := b.Exec(ctx, r.ID, req)
 	if errors.Is(err, backends.ErrNotRunning) {
 		return code, ipc.Errorf(ipc.ErrConflict, "sandbox %s is not running", full)
+	}
+	var invalid *backends.InvalidError
+	if errors.As(err, &invalid) {
+		return code, ipc.Errorf(ipc.ErrInvalid, "%s in sandbox %s", invalid.Message, full)
 	}
 	return code, err
 }

@@ -1,14 +1,60 @@
 package daemon
 
 import (
+	"log/slog"
+	"os"
+	"path/filepath"
+
 	"sandboxdesk/backends/bubblewrap"
+	"sandboxdesk/backends/vm"
+	"sandboxdesk/backends/vm/qemu"
 	"sandboxdesk/controller"
 )
+
+// GuestDirEnv overrides where the VM backend finds its guest images
+// (`make guest-image` writes them to the user's cache folder).
+const GuestDirEnv = "SANDBOXDESK_GUEST_DIR"
 
 func platformBackends(root string) (map[string]controller.Backend, string, error) {
 	b, err := bubblewrap.New(bubblewrap.Config{Root: root})
 	if err != nil {
 		return nil, "", err
 	}
-	return map[string]controller.Backend{bubblewrap.Name: b}, bubblewrap.Name, nil
+	bs := map[string]controller.Backend{bubblewrap.Name: b}
+	if v := vmBackend(root); v != nil {
+		bs[vm.Name] = v
+	}
+	return bs, bubblewrap.Name, nil
+}
+
+// vmBackend is the VM backend when QEMU and at least one guest image are
+// here; without them the app runs bubblewrap alone.
+func vmBackend(root string) controller.Backend {
+	images := GuestDir()
+	if imgs, err := vm.LoadImages(images); err != nil || len(imgs) == 0 {
+		return nil
+	}
+	d, err := qemu.Find()
+	if err != nil {
+		slog.Info("no VM sandboxes", "why", err)
+		return nil
+	}
+	v, err := vm.New(vm.Config{Dir: filepath.Join(root, vm.Name), Images: images, Driver: d})
+	if err != nil {
+		slog.Warn("no VM sandboxes", "err", err)
+		return nil
+	}
+	return v
+}
+
+// GuestDir is the folder of guest images.
+func GuestDir() string {
+	if d := os.Getenv(GuestDirEnv); d != "" {
+		return d
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(cache, "sandboxdesk", "guest")
 }

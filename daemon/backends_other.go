@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package daemon
 
@@ -9,9 +9,9 @@ import (
 	"sandboxdesk/controller"
 )
 
-// platformBackends: the vz (macOS) and WSL (Windows) backends are not
-// built yet; until they are, these platforms run the test backend only
-// when asked to with SANDBOXDESK_BACKEND=testvm.
+// platformBackends: the vz (macOS) backend is not built yet; until it
+// is, these platforms run the test backend only when asked to with
+// SANDBOXDESK_BACKEND=testvm.
 func platformBackends(string) (map[string]controller.Backend, string, error) {
 	return nil, "", fmt.Errorf("no sandbox backend for %s yet (set %s=testvm to try the app)", runtime.GOOS, BackendEnv)
 }

@@ -7,13 +7,8 @@ package host
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/shirou/gopsutil/v4/cpu"
-	"github.com/shirou/gopsutil/v4/disk"
-	"github.com/shirou/gopsutil/v4/mem"
 )
 
 // Info is one measurement of the host. Field names match the JSON the CLI
@@ -40,31 +35,11 @@ func (i Info) Cores() float64 {
 	return float64(i.CPUCount)
 }
 
-// Measure takes a measurement. root is the folder whose file system's free
-// space counts; it need not exist yet (its nearest existing parent is used).
+// Measure takes a fresh measurement. root is the folder whose file
+// system's free space counts; it need not exist yet (its nearest existing
+// parent is used). A caller that asks often keeps a Meter instead.
 func Measure(ctx context.Context, root string) (Info, error) {
-	var info Info
-	n, err := cpu.CountsWithContext(ctx, true)
-	if err != nil || n < 1 {
-		return Info{}, fmt.Errorf("measure host CPUs: %w", orUnknown(err))
-	}
-	info.CPUCount = n
-	info.EffectiveCPUCores = float64(n)
-	if limit, ok := cgroupCores("/"); ok && limit < info.EffectiveCPUCores {
-		info.EffectiveCPUCores = limit
-	}
-	vm, err := mem.VirtualMemoryWithContext(ctx)
-	if err != nil || vm.Total == 0 {
-		return Info{}, fmt.Errorf("measure host memory: %w", orUnknown(err))
-	}
-	info.TotalMemoryBytes = vm.Total
-	dir := existingParent(root)
-	usage, err := disk.UsageWithContext(ctx, dir)
-	if err != nil {
-		return Info{}, fmt.Errorf("measure free disk under %s: %w", dir, err)
-	}
-	info.AvailableDiskBytes = usage.Free
-	return info, nil
+	return NewMeter(root).Measure(ctx)
 }
 
 func orUnknown(err error) error {

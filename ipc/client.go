@@ -30,7 +30,7 @@ type SocketClient struct{ Path string }
 func SocketPath(root string) string { return filepath.Join(root, SocketName) }
 
 func (c *SocketClient) dial(ctx context.Context, req Request) (net.Conn, *bufio.Reader, error) {
-	conn, err := dialUnix(ctx, c.Path)
+	conn, err := dialLocal(ctx, c.Path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -99,6 +99,9 @@ func (c *SocketClient) Exec(ctx context.Context, req ExecRequest, cio stream.IO)
 	code, err := stream.Attach(ctx, conn, br, cio)
 	var se *stream.StartError
 	if errors.As(err, &se) {
+		if kind := KindByName(se.Kind); kind != nil {
+			return -1, &Error{Kind: kind, Message: se.Message}
+		}
 		return -1, errors.New(se.Message)
 	}
 	return code, err

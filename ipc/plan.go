@@ -13,6 +13,9 @@ type Defaults struct {
 	CommittedMiB int64 `json:"committedMiB"`
 	// Active counts the sandboxes starting or running, not the newcomer.
 	Active int `json:"active"`
+	// StoredMemoryMiB is the default memory kept in Settings, which
+	// MemoryMiB then is; 0 while the default shares the budget.
+	StoredMemoryMiB int64 `json:"storedMemoryMiB,omitempty"`
 }
 
 // Size is a sandbox's shape as far as the capacity rule cares.

@@ -45,6 +45,23 @@ type Sandbox struct {
 	// Network is "on" (outbound only, through a NAT), "off" (none) or
 	// "host" (the host's own network, its loopback services included).
 	Network string `json:"network"`
+	// Pids is the sandbox's own limit on processes and threads; 0 means
+	// the backend's default.
+	Pids int64 `json:"pids"`
+	// PidsLimit is the process limit enforced on a running sandbox;
+	// absent when none is.
+	PidsLimit int64 `json:"pidsLimit,omitempty"`
+	// DiskLimitMiB is the size a running sandbox's writable folders
+	// cannot grow past; absent when the disk is not limited (DiskMiB is
+	// then only what it asked for).
+	DiskLimitMiB int64 `json:"diskLimitMiB,omitempty"`
+	// What the limits did over the sandbox's life: processes the kernel
+	// killed for want of memory, and new processes the limit refused; and
+	// the last notice about it.
+	OOMKills      int        `json:"oomKills,omitempty"`
+	PidsLimitHits int        `json:"pidsLimitHits,omitempty"`
+	LastNotice    string     `json:"lastNotice,omitempty"`
+	LastNoticeAt  *time.Time `json:"lastNoticeAt,omitempty"`
 
 	QueuePosition int        `json:"queuePosition,omitempty"` // 1 is next
 	StartedAt     *time.Time `json:"startedAt,omitempty"`
@@ -65,6 +82,7 @@ type CreateRequest struct {
 	MemoryMiB     *int64 `json:"memoryMiB,omitempty"`
 	CPUs          *int   `json:"cpus,omitempty"`
 	DiskMiB       *int64 `json:"diskMiB,omitempty"`
+	Pids          *int64 `json:"pids,omitempty"`
 	IdleTimeoutMs *int64 `json:"idleTimeoutMs,omitempty"`
 	MaxLifetimeMs *int64 `json:"maxLifetimeMs,omitempty"`
 	StopGraceMs   *int64 `json:"stopGraceMs,omitempty"`

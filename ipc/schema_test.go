@@ -255,6 +255,7 @@ var frames = []struct {
 }{
 	{stream.Stdin, "stdin"}, {stream.Stdout, "stdout"}, {stream.Stderr, "stderr"}, {stream.Exit, "exit"},
 	{stream.StdinClose, "stdinClose"}, {stream.Signal, "signal"}, {stream.Error, "error"}, {stream.Resize, "resize"},
+	{stream.ErrorKind, "errorKind"}, {stream.Credit, "credit"},
 }
 
 // fieldNames adds the JSON names of t's fields (embedded ones flattened).

@@ -41,16 +41,13 @@ type Server struct {
 	Log     *slog.Logger
 }
 
-// Listen opens the socket at path with mode 0600, replacing a stale one.
-// The caller must own the root (hold its lock), so nothing live is there.
+// Listen opens the socket at path with mode 0600, replacing a stale one
+// (on Windows, the named pipe that stands for it, admitting only this
+// user). The caller must own the root (hold its lock), so nothing live
+// is there.
 func Listen(path string) (net.Listener, error) {
-	os.Remove(path)
-	l, err := listenUnix(path)
+	l, err := listenLocal(path)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", path, err)
-	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		l.Close()
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
 	return l, nil
@@ -155,7 +152,8 @@ func (s *Server) exec(ctx context.Context, conn net.Conn, br *bufio.Reader, r Ex
 	}()
 	code, err := s.Handler.Exec(ctx, r, sess.IO())
 	if err != nil {
-		sess.Fail(err.Error())
+		// the kind travels, so a bad name exits as bad input at the client
+		sess.Refuse(KindName(err), err.Error())
 	} else {
 		sess.Exit(code)
 	}
@@ -217,18 +215,25 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 }
 
 func writeReply(w io.Writer, body any, err error) error {
-	var rep reply
-	if err != nil {
-		rep.Error = &wireError{Kind: KindName(err), Message: err.Error()}
-	} else {
+	if err == nil {
 		b, merr := json.Marshal(body)
-		if merr != nil {
-			rep.Error = &wireError{Message: "encode reply: " + merr.Error()}
-		} else {
-			rep.OK, rep.Body = true, b
+		if merr == nil {
+			_, werr := w.Write(okLine(b))
+			return werr
 		}
+		err = errors.New("encode reply: " + merr.Error())
 	}
+	rep := reply{Error: &wireError{Kind: KindName(err), Message: err.Error()}}
 	line, _ := json.Marshal(rep)
 	_, werr := w.Write(append(line, '\n'))
 	return werr
+}
+
+// okLine is the reply line for an encoded body, spliced in as it is: a
+// list of a thousand sandboxes is encoded once, not again (checked and
+// copied) as a json.RawMessage inside the reply, and written in one write.
+func okLine(body []byte) []byte {
+	const head, tail = `{"ok":true,"body":`, "}\n"
+	line := make([]byte, 0, len(head)+len(body)+len(tail))
+	return append(append(append(line, head...), body...), tail...)
 }

@@ -22,6 +22,7 @@ import (
 // its first argument.
 type echoHandler struct {
 	calls    atomic.Int64
+	hanging  chan struct{} // closed when a "hang" request reaches the handler
 	canceled chan struct{}
 }
 
@@ -30,6 +31,7 @@ func (h *echoHandler) Handle(ctx context.Context, req Request) (any, error) {
 	switch r := req.(type) {
 	case ListRequest:
 		if r.Prefix == "hang" {
+			close(h.hanging)
 			<-ctx.Done()
 			close(h.canceled)
 			return nil, ctx.Err()
@@ -43,6 +45,7 @@ func (h *echoHandler) Handle(ctx context.Context, req Request) (any, error) {
 
 func (h *echoHandler) Exec(ctx context.Context, r ExecRequest, cio stream.IO) (int, error) {
 	if r.Args[0] == "hang" {
+		close(h.hanging)
 		<-ctx.Done()
 		close(h.canceled)
 		return -1, ctx.Err()
@@ -78,14 +81,12 @@ func serve(t *testing.T) (*SocketClient, *echoHandler) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("socket mode %v, %v; want 0600", fi.Mode().Perm(), err)
-	}
-	h := &echoHandler{canceled: make(chan struct{})}
+	h := &echoHandler{hanging: make(chan struct{}), canceled: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { (&Server{Handler: h}).Serve(ctx, l); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
+	checkPrivate(t, path)
 	return &SocketClient{Path: path}, h
 }
 
@@ -119,7 +120,7 @@ func TestExecStreams(t *testing.T) {
 func TestClientGoneMidExecCancels(t *testing.T) {
 	c, h := serve(t)
 	ctx, cancel := context.WithCancel(t.Context())
-	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	go func() { <-h.hanging; cancel() }()
 	c.Exec(ctx, ExecRequest{Args: []string{"hang"}}, stream.IO{})
 	select {
 	case <-h.canceled:
@@ -135,7 +136,7 @@ func TestClientGoneMidExecCancels(t *testing.T) {
 func TestClientGoneMidCallCancels(t *testing.T) {
 	c, h := serve(t)
 	ctx, cancel := context.WithCancel(t.Context())
-	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	go func() { <-h.hanging; cancel() }()
 	if err := c.Call(ctx, ListRequest{Prefix: "hang"}, nil); err == nil {
 		t.Fatal("a cancelled call succeeded")
 	}
@@ -148,7 +149,7 @@ func TestClientGoneMidCallCancels(t *testing.T) {
 
 func TestSequentialCallsOnOneConnection(t *testing.T) {
 	c, _ := serve(t)
-	conn, err := dialUnix(t.Context(), c.Path)
+	conn, err := dialLocal(t.Context(), c.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func TestSequentialCallsOnOneConnection(t *testing.T) {
 
 func TestGarbageThenAValidRequest(t *testing.T) {
 	c, h := serve(t)
-	conn, err := dialUnix(t.Context(), c.Path)
+	conn, err := dialLocal(t.Context(), c.Path)
 	if err != nil {
 		t.Fatal(err)
 	}

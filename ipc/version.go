@@ -12,9 +12,11 @@ const ProtocolVersion = 1
 // features are what this controller offers beyond the request list, so a
 // client asks for a power by name instead of guessing from a version.
 var features = []string{
-	"exec.stdin",  // stdin frames and their end
-	"exec.signal", // signal frames reach the command
-	"exec.tty",    // exec on a terminal, with resize frames
+	"exec.stdin",     // stdin frames and their end
+	"exec.signal",    // signal frames reach the command
+	"exec.tty",       // exec on a terminal, with resize frames
+	"exec.errorKind", // an errorKind frame names the kind of the error frame after it
+	"exec.credit",    // credit frames bound the input a client sends ahead
 	"create.replace",
 	"remove.all",
 	"subscribe",

@@ -14,7 +14,7 @@ import (
 // which then goes on answering, instead of a hang or a hang-up.
 func TestHelloThenUnknownRequest(t *testing.T) {
 	c, h := serve(t)
-	conn, err := dialUnix(t.Context(), c.Path)
+	conn, err := dialLocal(t.Context(), c.Path)
 	if err != nil {
 		t.Fatal(err)
 	}

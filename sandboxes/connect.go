@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sandboxdesk/controller"
 	"strings"
 	"time"
 
@@ -38,6 +39,13 @@ func Connect(ctx context.Context, ctl Controller) (ipc.Client, error) {
 	if Answers(ctx, c) {
 		return c, nil
 	}
+	notices := ctl.Notices
+	if notices == nil {
+		notices = os.Stderr
+	}
+	if ok, err := awaitHolder(ctx, c, root, notices); ok || err != nil {
+		return c, err
+	}
 	exe, err := ctl.exe()
 	if err != nil {
 		return nil, err
@@ -49,10 +57,6 @@ func Connect(ctx context.Context, ctl Controller) (ipc.Client, error) {
 	pid, exited, err := startServe(exe, root, logPath)
 	if err != nil {
 		return nil, err
-	}
-	notices := ctl.Notices
-	if notices == nil {
-		notices = os.Stderr
 	}
 	fmt.Fprintf(notices, "sandboxdesk: no controller was running for %s; started one (pid %d, log %s)\n", root, pid, logPath)
 	deadline := time.Now().Add(startWait)
@@ -77,6 +81,37 @@ func Connect(ctx context.Context, ctl Controller) (ipc.Client, error) {
 		return nil, ipc.Errorf(ipc.ErrUnavailable, "the controller for %s did not start: %s", root, lastLine(logPath))
 	}
 	return nil, ipc.Errorf(ipc.ErrUnavailable, "the controller for %s did not answer within %v (see %s)", root, startWait, logPath)
+}
+
+// holderWait bounds the wait for a controller that holds the root but
+// does not answer: one stopping its sandboxes, each with its stop grace.
+const holderWait = 3 * time.Minute
+
+// awaitHolder waits while a controller holds root's lock without answering
+// on its socket (it is stopping, after quit or a signal, or just starting):
+// starting another then would only lose the lock and fail after a wait.
+// It reports whether the holder came to answer; false with no error means
+// the root is free.
+func awaitHolder(ctx context.Context, c ipc.Client, root string, notices io.Writer) (bool, error) {
+	pid, err := controller.LockHolder(root)
+	if err != nil || pid == 0 {
+		return false, nil // no lock to read: try to start one, which says why not
+	}
+	fmt.Fprintf(notices, "sandboxdesk: the controller for %s (pid %d) does not answer yet (stopping or starting); waiting for it\n", root, pid)
+	for deadline := time.Now().Add(holderWait); time.Now().Before(deadline); {
+		if Answers(ctx, c) {
+			return true, nil
+		}
+		if pid, err := controller.LockHolder(root); err == nil && pid == 0 {
+			return false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return false, ipc.Errorf(ipc.ErrUnavailable, "the controller for %s (pid %d) holds the root but has not answered for %v", root, pid, holderWait)
 }
 
 func (ctl Controller) exe() (string, error) {

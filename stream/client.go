@@ -12,8 +12,12 @@ import (
 )
 
 // StartError is a command the far side could not start (not found, not
-// executable, no such sandbox).
-type StartError struct{ Message string }
+// executable, no such sandbox). Kind, when the far side named one, says
+// why in words a caller maps to an exit status ("invalid", "notFound").
+type StartError struct {
+	Kind    string
+	Message string
+}
 
 func (e *StartError) Error() string { return e.Message }
 
@@ -31,9 +35,11 @@ func Attach(ctx context.Context, conn net.Conn, br *bufio.Reader, cio IO) (int, 
 	}
 	done := make(chan struct{})
 	defer close(done)
+	cr := newCredit()
+	defer cr.stop()
 	go func() {
 		if stdin != nil {
-			io.Copy(&Writer{Mu: &mu, W: conn, Typ: Stdin}, stdin)
+			sendInput(stdin, cr, send)
 		}
 		send(StdinClose, nil)
 	}()
@@ -45,6 +51,7 @@ func Attach(ctx context.Context, conn net.Conn, br *bufio.Reader, cio IO) (int, 
 			case sz := <-cio.Resizes:
 				send(Resize, []byte{byte(sz.Rows >> 8), byte(sz.Rows), byte(sz.Cols >> 8), byte(sz.Cols)})
 			case <-ctx.Done():
+				cr.stop()
 				conn.Close()
 				return
 			case <-done:
@@ -61,12 +68,37 @@ func Attach(ctx context.Context, conn net.Conn, br *bufio.Reader, cio IO) (int, 
 	if br == nil {
 		br = bufio.NewReaderSize(conn, 64<<10)
 	}
-	return Result(ctx, br, stdout, stderr)
+	return result(ctx, br, stdout, stderr, cr)
+}
+
+// sendInput sends stdin as the server's credit allows; the frames of one
+// read may wait for it, the signals beside them do not.
+func sendInput(stdin io.Reader, cr *credit, send func(byte, []byte) error) {
+	// large reads make few frames: each costs a wake-up at every hop
+	buf := make([]byte, 256<<10)
+	for {
+		n, err := stdin.Read(buf)
+		for p := buf[:n]; len(p) > 0; {
+			m := cr.take(len(p))
+			if m == 0 || send(Stdin, p[:m]) != nil {
+				return
+			}
+			p = p[m:]
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // Result reads output frames until the exit frame.
 func Result(ctx context.Context, r io.Reader, stdout, stderr io.Writer) (int, error) {
-	buf := make([]byte, 64<<10)
+	return result(ctx, r, stdout, stderr, nil)
+}
+
+func result(ctx context.Context, r io.Reader, stdout, stderr io.Writer, cr *credit) (int, error) {
+	buf := make([]byte, ChunkSize)
+	kind := "" // of the Error frame that follows, when the server names it
 	for {
 		typ, payload, err := Read(r, buf)
 		if err != nil {
@@ -89,8 +121,10 @@ func Result(ctx context.Context, r io.Reader, stdout, stderr io.Writer) (int, er
 				return -1, errors.New("stream: bad exit frame")
 			}
 			return int(int32(binary.BigEndian.Uint32(payload))), nil
+		case ErrorKind:
+			kind = string(payload)
 		case Error:
-			return -1, &StartError{Message: string(payload)}
+			return -1, &StartError{Kind: kind, Message: string(payload)}
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sync"
 	"syscall"
 )
@@ -24,6 +25,15 @@ const (
 	Signal     byte = 5 // client -> server: payload 1 byte signal number
 	Error      byte = 6 // server -> client: the command could not start
 	Resize     byte = 7 // client -> server: payload rows, cols (2 bytes each)
+	// ErrorKind: server -> client, just before an Error frame: the kind of
+	// that error, by name ("invalid", "notFound", ...), so a bad name or
+	// folder exits as bad input. A client that does not know it reads the
+	// Error frame as before.
+	ErrorKind byte = 8
+	// Credit: server -> client, payload 8 bytes: the total input the
+	// client may have sent so far (see Window). A client that never hears
+	// one sends freely, as to an older server.
+	Credit byte = 9
 )
 
 // Size is a terminal's size.
@@ -41,15 +51,20 @@ type IO struct {
 // MaxFrame bounds one frame's payload; a larger length is a broken peer.
 const MaxFrame = 1 << 20
 
-// Write sends one frame.
+// ChunkSize is the most a Writer reads at once when it copies from a
+// reader (ReadFrom): the size of the frames of a command's output and of
+// the stdin sent to it. Readers of frames keep a buffer this size, so a
+// frame costs them no allocation.
+const ChunkSize = 256 << 10
+
+// Write sends one frame, in one write (writev on a socket): the peer
+// never wakes for a header alone.
 func Write(w io.Writer, typ byte, payload []byte) error {
 	var hdr [5]byte
 	hdr[0] = typ
 	binary.BigEndian.PutUint32(hdr[1:], uint32(len(payload)))
-	if _, err := w.Write(hdr[:]); err != nil {
-		return err
-	}
-	_, err := w.Write(payload)
+	bufs := net.Buffers{hdr[:], payload}
+	_, err := bufs.WriteTo(w)
 	return err
 }
 
@@ -96,6 +111,29 @@ func (f *Writer) Write(p []byte) (int, error) {
 		p = p[n:]
 	}
 	return total, nil
+}
+
+// ReadFrom copies r into frames of up to ChunkSize, the lock held for
+// each frame only: io.Copy into a Writer (a command's output, stdin)
+// sends large frames instead of io.Copy's 32 KiB ones.
+func (f *Writer) ReadFrom(r io.Reader) (int64, error) {
+	buf := make([]byte, ChunkSize)
+	var total int64
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr := f.Write(buf[:n]); werr != nil {
+				return total, werr
+			}
+			total += int64(n)
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
 }
 
 // ExitPayload encodes an exit status.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestFrameRoundTrip(t *testing.T) {
@@ -55,5 +56,84 @@ func TestAttachAndServe(t *testing.T) {
 	code, err := Attach(context.Background(), client, nil, IO{Stdin: strings.NewReader("hi"), Stdout: &out, Stderr: &errb, Signals: sigs, Resizes: resizes})
 	if err != nil || code != 3 || out.String() != "hi interrupt" || errb.String() != "rows 5" {
 		t.Errorf("attach: %d, %v, %q, %q", code, err, out.String(), errb.String())
+	}
+}
+
+func TestRefusalCarriesItsKind(t *testing.T) {
+	client, server := net.Pipe()
+	go func() {
+		s := Serve(server, server)
+		s.Refuse("invalid", `no folder "/nope" in sandbox box`)
+		server.Close()
+	}()
+	_, err := Attach(context.Background(), client, nil, IO{})
+	var se *StartError
+	if !errors.As(err, &se) || se.Kind != "invalid" || se.Message != `no folder "/nope" in sandbox box` {
+		t.Errorf("refusal arrived as %#v", err)
+	}
+}
+
+// endless is input that never ends; reached is closed once it has given
+// after bytes.
+type endless struct {
+	given, after int
+	reached      chan struct{}
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'y'
+	}
+	if e.given < e.after && e.given+len(p) >= e.after {
+		close(e.reached)
+	}
+	e.given += len(p)
+	return len(p), nil
+}
+
+// TestSignalsPassInputNobodyReads: `yes | sandboxdesk exec box -- sleep
+// 1000`, then Ctrl-C. The command never reads its input; the signal must
+// still get through rather than queue behind it.
+func TestSignalsPassInputNobodyReads(t *testing.T) {
+	client, server := net.Pipe()
+	go func() {
+		s := Serve(server, server)
+		sig := <-s.Signals() // and never a read of stdin
+		s.Exit(128 + int(sig))
+	}()
+	in := &endless{after: Window / 2, reached: make(chan struct{})}
+	sigs := make(chan syscall.Signal, 1)
+	go func() { <-in.reached; sigs <- syscall.SIGINT }()
+	done := make(chan int, 1)
+	go func() {
+		code, _ := Attach(context.Background(), client, nil, IO{Stdin: in, Signals: sigs})
+		done <- code
+	}()
+	select {
+	case code := <-done:
+		if code != 130 {
+			t.Errorf("exit status %d, want 130 (SIGINT)", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the signal is still queued behind input nobody reads after 20 s")
+	}
+}
+
+// TestInputArrivesWhole: input larger than the window reaches a command
+// that reads it, unchanged and in order.
+func TestInputArrivesWhole(t *testing.T) {
+	client, server := net.Pipe()
+	want := bytes.Repeat([]byte("0123456789abcdef"), 3*Window/16+7)
+	go func() {
+		s := Serve(server, server)
+		got, _ := io.ReadAll(s.Stdin())
+		code := 0
+		if !bytes.Equal(got, want) {
+			code = 1
+		}
+		s.Exit(code)
+	}()
+	if code, err := Attach(context.Background(), client, nil, IO{Stdin: bytes.NewReader(want)}); code != 0 || err != nil {
+		t.Errorf("%d bytes through the window: %d, %v", len(want), code, err)
 	}
 }

@@ -36,7 +36,7 @@ check "workspace after replace" "$(sd exec w -- ls -A /workspace | wc -l | tr -d
 # list --json: one sandbox, with the documented fields
 list=$(sd list --json)
 check "sandboxes listed" "$(printf '%s\n' "$list" | grep -c '"name":')" "1"
-for f in name id state image backend createdAt idleTimeoutMs maxLifetimeMs stopGraceMs memoryMiB cpus diskMiB network; do
+for f in name id state image backend createdAt idleTimeoutMs maxLifetimeMs stopGraceMs memoryMiB cpus diskMiB network pids; do
 	printf '%s\n' "$list" | grep -q "\"$f\":" && ok || fail "list --json lacks $f"
 done
 
@@ -59,6 +59,58 @@ want=$(sha256sum <"$big" | cut -d' ' -f1)
 got=$(sd exec w -- cat <"$big" | sha256sum | cut -d' ' -f1)
 check "100 MiB through exec" "$got" "$want"
 rm -f "$big"
+
+# exec ends with its command, whatever stdin does: a pipe nobody closes
+# (`sleep 1000 | sandboxdesk exec w -- true`), a terminal nobody types into.
+# returns_within N CMD... runs CMD in the background and reports whether it
+# ended within N seconds (a hang, not a slow machine); then it is killed.
+returns_within() {
+	limit=$1; shift
+	"$@" & rp=$!
+	for _ in $(seq $((limit * 10))); do
+		kill -0 "$rp" 2>/dev/null || { wait "$rp"; return 0; }
+		sleep 0.1
+	done
+	kill -9 "$rp" 2>/dev/null; wait "$rp" 2>/dev/null
+	return 1
+}
+fifo=$ROOT.fifo
+mkfifo "$fifo"
+sleep 1000 >"$fifo" 2>/dev/null & holder=$!
+returns_within 20 sh -c '"$0" --root "$1" exec w -- true <"$2"' "$BIN" "$ROOT" "$fifo" && ok || fail "exec with a stdin pipe never closed hung"
+if command -v script >/dev/null 2>&1; then
+	# script gives the exec a terminal; its input is the held fifo: nobody types
+	returns_within 20 sh -c 'script -qec "\"$0\" --root \"$1\" exec w -- true" /dev/null <"$2" >/dev/null' "$BIN" "$ROOT" "$fifo" && ok || fail "exec from a terminal nobody types into hung"
+else
+	echo "acceptance: the terminal check is skipped, script (util-linux) is not installed"
+fi
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+rm -f "$fifo"
+
+# CLI contract: bad input exits 2 with one line, everywhere
+expect_usage() {
+	what=$1; shift
+	err=$("$@" 2>&1 >/dev/null); code=$?
+	check "$what: status" "$code" "2"
+	check "$what: lines" "$(printf '%s\n' "$err" | wc -l | tr -d ' ')" "1"
+}
+expect_usage "--root \"\"" "$BIN" --root "" list
+expect_usage "exec on a bad name" sd exec "Bad Name" -- true
+expect_usage "--env without =" sd exec w --env FOO -- true
+expect_usage "--dir that is not there" sd exec w --dir /no/such/folder -- true
+expect_usage "help UNKNOWN" "$BIN" help bogus
+case $(sd exec w --dir /no/such/folder -- true 2>&1) in *"no folder /no/such/folder"*) ok ;; *) fail "--dir that is not there did not say so" ;; esac
+sd exec nosuch -- true 2>/dev/null
+check "exec on a missing sandbox" "$?" "1"
+
+# limits: --pids is enforced (as root; v1 pids cgroups are root's only),
+# --disk is said not to be
+sd create lim --pids 256 --disk 1GiB >/dev/null
+js=$(sd inspect lim --json)
+[ "$(id -u)" != 0 ] || check "pidsLimit" "$(printf '%s\n' "$js" | field pidsLimit)" "256"
+if printf '%s\n' "$js" | grep -q '"diskLimitMiB"'; then fail "diskLimitMiB shown, yet bubblewrap does not enforce it"; else ok; fi
+case $(sd inspect lim) in *"1 GiB, not enforced"*) ok ;; *) fail "inspect lim does not say the disk is not enforced" ;; esac
+sd rm lim >/dev/null
 
 # two CLIs creating one name at once get one sandbox
 sd create twin --json >"$ROOT.a" &
@@ -117,10 +169,32 @@ check "serve status after SIGTERM" "$?" "0"
 check "bwrap processes left after SIGTERM" "$(bwraps_of "$ROOT3")" "0"
 rm -rf "$ROOT3"
 
-# quit stops the sandboxes: no bwrap of this root is left
-sd quit >/dev/null
+# a queued create says so, with its place, and says why when called off
+ROOT4=$(mktemp -d)
+"$BIN" --root "$ROOT4" limits --at-once 1 >/dev/null 2>&1
+"$BIN" --root "$ROOT4" create first >/dev/null 2>&1
+"$BIN" --root "$ROOT4" create second >/dev/null 2>"$ROOT4.err" & cpid=$!
+for _ in $(seq 200); do grep -q queued "$ROOT4.err" && break; sleep 0.1; done
+grep -q "second is queued, #1 in line" "$ROOT4.err" && ok || fail "a queued create said '$(cat "$ROOT4.err")'"
+kill -INT "$cpid"; wait "$cpid"
+grep -q "called off while queued (#1 in line): interrupt" "$ROOT4.err" && ok || fail "a called-off create said '$(cat "$ROOT4.err")'"
+# quit finds a controller by its lock when its socket is gone
+rm -f "$ROOT4/control.sock"
+out=$("$BIN" --root "$ROOT4" quit 2>&1); code=$?
+check "quit by the lock: status" "$code" "0"
+case $out in *"does not answer on its socket"*"stopped the controller"*) ok ;; *) fail "quit by the lock said '$out'" ;; esac
+check "bwrap processes left after quit by the lock" "$(bwraps_of "$ROOT4")" "0"
+rm -rf "$ROOT4" "$ROOT4.err"
+
+# quit stops the sandboxes: no bwrap of this root is left, and it returns
+# only once the controller is gone (a command right after starts a new one
+# at once instead of waiting for the old one)
+sd exec twin -- sh -c 'trap "" TERM; sleep 300 &'
+out=$(sd quit 2>&1)
 check "quit status" "$?" "0"
+case $out in *"stopping the controller"*"stopped the controller"*) ok ;; *) fail "quit said '$out'" ;; esac
 check "bwrap processes left after quit" "$(bwraps_of "$ROOT")" "0"
+case $("$BIN" quit --root "$ROOT" 2>&1) in *"no controller is running"*) ok ;; *) fail "a controller still ran after quit" ;; esac
 # the next controller finds the database consistent, and starts again what
 # quit stopped: twin is restored
 state=$(sd inspect twin --json 2>/dev/null | field state)

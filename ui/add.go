@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"sandboxdesk/ipc"
@@ -30,14 +31,24 @@ type addDialog struct {
 	disk   *dialogEntry
 	idle   *dialogEntry
 	life   *dialogEntry
-	hint   *widget.Label
+	hint   *widget.Label // what a sandbox added now would get
+	about  *widget.Label // the name taken, the queue, or why Create failed
 	create *widget.Button
-	dlg    *dialog.CustomDialog
+	dlg    *keyedDialog
 	stop   func()
+
+	defaults ipc.Defaults
+	invalid  bool   // a field is wrong
+	refusal  string // why the controller refused the last Create; kept until an edit
+	sent     string // the name a create is under way for; UI goroutine
+	closed   bool
 }
 
 func (u *App) showAdd() {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	if u.modal() {
+		return
+	}
+	ctx, cancel := u.withTimeout(context.Background(), timeout)
 	defer cancel()
 	var r ipc.Ranges
 	if err := u.client.Call(ctx, ipc.RangesRequest{}, &r); err != nil {
@@ -47,6 +58,7 @@ func (u *App) showAdd() {
 	a := newAddDialog(u, r)
 	a.dlg.Show()
 	u.win.Canvas().Focus(a.name)
+	a.name.TypedShortcut(&fyne.ShortcutSelectAll{}) // typing replaces the suggestion
 	go a.refetch()
 }
 
@@ -54,9 +66,10 @@ func newAddDialog(u *App, r ipc.Ranges) *addDialog {
 	a := &addDialog{u: u, ranges: r}
 	entry := func() *dialogEntry { return newDialogEntry(a.close, a.submit) }
 	a.name = entry()
-	a.name.SetPlaceHolder("agent-1")
-	a.name.Validator = validName
-	a.image = widget.NewSelect(r.Images, nil)
+	a.name.Validator = func(s string) error { return ipc.CheckName("name", strings.TrimSpace(s)) }
+	a.name.SetText(freeName(u.main.sandboxes))
+	a.name.OnChanged = func(string) { a.edited() }
+	a.image = widget.NewSelect(r.Images, func(string) { a.edited() })
 	if len(r.Images) > 0 {
 		a.image.SetSelected(r.Images[0])
 	}
@@ -80,8 +93,15 @@ func newAddDialog(u *App, r ipc.Ranges) *addDialog {
 	a.idle.Validator, a.life.Validator = validDuration, validDuration
 	a.idle.SetPlaceHolder("none")
 	a.life.SetPlaceHolder("none")
+	for _, e := range []*dialogEntry{a.memory, a.cpus, a.disk, a.idle, a.life} {
+		e.OnChanged = func(string) { a.edited() }
+	}
 	a.hint = widget.NewLabel("")
 	a.hint.Wrapping = fyne.TextWrapWord
+	a.about = widget.NewLabel("")
+	a.about.Wrapping = fyne.TextWrapWord
+	a.about.Importance = widget.WarningImportance
+	a.about.Hide()
 	memItem := widget.NewFormItem("Memory", a.memory)
 	memItem.HintText = "empty: the default at start"
 	a.form = widget.NewForm(
@@ -96,39 +116,60 @@ func newAddDialog(u *App, r ipc.Ranges) *addDialog {
 	cancel := widget.NewButton("Cancel", a.close)
 	a.create = widget.NewButton("Create", a.submit)
 	a.create.Importance = widget.HighImportance
-	a.create.Disable() // a name is needed first
-	a.form.SetOnValidationChanged(func(err error) {
-		if err != nil {
-			a.create.Disable()
-		} else {
-			a.create.Enable()
-		}
-	})
-	content := container.NewVBox(a.form, a.hint)
-	a.dlg = dialog.NewCustomWithoutButtons("Add sandbox", content, u.win)
-	a.dlg.SetButtons([]fyne.CanvasObject{cancel, a.create})
-	a.dlg.Resize(fyne.NewSize(520, 0))
+	a.form.SetOnValidationChanged(func(err error) { a.invalid = err != nil; a.enableCreate() })
+	win := u.win.Canvas().Size()
+	width := min(480, max(win.Width-60, 260))
+	// the hint lines wrap: room for three lines each beyond their one
+	content := scrolled(container.NewVBox(a.form, a.hint, a.about), u.win, width, 4*theme.TextSize()*2)
+	d := dialog.NewCustomWithoutButtons("Add sandbox", content, u.win)
+	d.SetButtons([]fyne.CanvasObject{cancel, a.create})
+	a.dlg = u.keyed(d, func() { a.closed = true; a.stop() })
+	a.dlg.onReturn, a.dlg.onEscape = a.submit, a.close
 	// refetched in the event loop's goroutine, in order with the events
 	a.stop = u.onStateChange(a.refetch)
-	a.dlg.SetOnClosed(a.stop)
+	a.invalid = a.form.Validate() != nil
+	a.enableCreate()
 	return a
+}
+
+// freeName is the first agent-N no sandbox has.
+func freeName(list []ipc.Sandbox) string {
+	taken := map[string]bool{}
+	for _, sb := range list {
+		taken[sb.Name] = true
+	}
+	for n := 1; ; n++ {
+		if name := "agent-" + strconv.Itoa(n); !taken[name] {
+			return name
+		}
+	}
+}
+
+// enableCreate: Create needs every field valid and no create under way.
+func (a *addDialog) enableCreate() {
+	if a.sent == "" && !a.invalid {
+		a.create.Enable()
+	} else {
+		a.create.Disable()
+	}
 }
 
 // refetch asks the controller what a sandbox added now would get and puts
 // it in the placeholders. Off the UI goroutine.
 func (a *addDialog) refetch() {
 	a.u.defaultsFetches.Add(1)
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := a.u.withTimeout(context.Background(), timeout)
 	defer cancel()
 	var d ipc.Defaults
 	if err := a.u.client.Call(ctx, ipc.DefaultsRequest{}, &d); err != nil {
-		fyne.Do(func() { a.hint.SetText("Defaults unavailable: " + err.Error()) })
+		a.u.do(func() { a.hint.SetText(failure("Read the defaults", err).line) })
 		return
 	}
 	fyne.DoAndWait(func() { a.showDefaults(d) })
 }
 
 func (a *addDialog) showDefaults(d ipc.Defaults) {
+	a.defaults = d
 	a.memory.SetPlaceHolder(units.FormatMiB(d.MemoryMiB))
 	a.cpus.SetPlaceHolder(strconv.Itoa(d.CPUs))
 	a.disk.SetPlaceHolder(units.FormatMiB(d.DiskMiB))
@@ -142,6 +183,65 @@ func (a *addDialog) showDefaults(d ipc.Defaults) {
 	}
 	a.hint.SetText(fmt.Sprintf("%s this one would get %s (budget %s, %s committed).",
 		beside, units.FormatMiB(d.MemoryMiB), units.FormatMiB(d.BudgetMiB), units.FormatMiB(d.CommittedMiB)))
+	if a.sent != "" && a.listed(a.sent) {
+		a.close() // it is in the list now, queued or starting: the row says the rest
+		return
+	}
+	a.explain()
+}
+
+// listed reports whether the main window lists name; UI goroutine.
+func (a *addDialog) listed(name string) bool {
+	_, ok := a.u.main.find(name)
+	return ok
+}
+
+// edited: a field changed, so the last refusal no longer applies.
+func (a *addDialog) edited() {
+	a.refusal = ""
+	a.explain()
+}
+
+// explain says, before Create, what will happen beyond the plain case:
+// an existing sandbox of that name is reused or rebuilt, or the host is
+// full and the new one will wait in the queue.
+func (a *addDialog) explain() {
+	if a.sent != "" || a.about == nil { // nil: still being built
+		return
+	}
+	name := strings.TrimSpace(a.name.Text)
+	var lines []string
+	if a.refusal != "" {
+		lines = append(lines, a.refusal)
+	}
+	if sb, ok := a.u.main.find(name); ok {
+		lines = append(lines, a.existing(sb))
+	}
+	lim := a.u.main.limits
+	if lim.AtOnce > 0 && a.defaults.Active >= lim.AtOnce {
+		lines = append(lines, fmt.Sprintf("The host runs %d at once and all are busy: this sandbox will wait in the queue and start when one stops.", lim.AtOnce))
+	}
+	a.setAbout(strings.Join(lines, "\n"))
+}
+
+// existing words what Create does with a sandbox that has the name.
+func (a *addDialog) existing(sb ipc.Sandbox) string {
+	switch {
+	case a.image.Selected != "" && sb.Image != "" && a.image.Selected != sb.Image:
+		return fmt.Sprintf("%s exists with image %s: Create rebuilds it with %s, keeping its workspace.", sb.Name, sb.Image, a.image.Selected)
+	case a.memory.Text == "" && a.cpus.Text == "" && a.disk.Text == "" && a.idle.Text == "" && a.life.Text == "":
+		return fmt.Sprintf("%s exists (%s): Create reuses it as it is, starting it if it is stopped.", sb.Name, sb.State)
+	}
+	return fmt.Sprintf("%s exists (%s): Create reuses it if it already has at least what you ask, else rebuilds it, keeping its workspace.", sb.Name, sb.State)
+}
+
+func (a *addDialog) setAbout(text string) {
+	a.about.SetText(text)
+	if text == "" {
+		a.about.Hide()
+	} else {
+		a.about.Show()
+	}
 }
 
 // request turns the fields into a create request; empty means the default
@@ -165,18 +265,45 @@ func (a *addDialog) request() (ipc.CreateRequest, error) {
 	return req, nil
 }
 
+// submit sends the create and keeps the dialog, with what was typed,
+// until the sandbox shows in the list: a refusal then shows here and
+// nothing is lost. The create itself has no timeout: it may wait in the
+// queue, and its row says so.
 func (a *addDialog) submit() {
 	req, err := a.request()
 	if err != nil || a.create.Disabled() {
 		return
 	}
-	a.close()
-	var sb ipc.Sandbox
-	a.u.call("Create "+req.Name, req, &sb)
+	a.sent = req.Name
+	a.create.Disable()
+	a.setAbout("Creating " + req.Name + "…")
+	go func() {
+		var sb ipc.Sandbox
+		err := a.u.client.Call(a.u.life, req, &sb)
+		a.u.do(func() { a.done(req, err) })
+	}()
+}
+
+// done is the create's answer; UI goroutine.
+func (a *addDialog) done(req ipc.CreateRequest, err error) {
+	switch {
+	case err == nil:
+		a.close()
+	case a.u.life.Err() != nil:
+	case a.closed: // it waited in the queue, then failed
+		a.u.showRequestError("Create "+req.Name, req, err)
+	default:
+		a.sent = ""
+		a.refusal = failure("Create "+req.Name, err).line
+		a.explain()
+		a.enableCreate()
+	}
 }
 
 func (a *addDialog) close() {
-	a.stop()
+	if a.closed {
+		return
+	}
 	a.dlg.Hide()
 }
 
@@ -226,13 +353,4 @@ func durationOf(s string) *int64 {
 	}
 	v := d.Milliseconds()
 	return &v
-}
-
-// validName asks only for a name: the controller checks its shape and
-// says what is wrong, so the rule lives in one place.
-func validName(s string) error {
-	if strings.TrimSpace(s) == "" {
-		return errors.New("a name is needed")
-	}
-	return nil
 }

@@ -2,18 +2,11 @@ package ui
 
 import (
 	"context"
-	"fmt"
-	"os/exec"
-	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/widget"
 
 	"sandboxdesk/ipc"
 )
@@ -26,33 +19,57 @@ type App struct {
 	tray   bool
 	win    fyne.Window
 	main   *mainView
+	keys   modalKeys
 
 	// OpenShell opens a shell of a sandbox in the user's own terminal;
 	// tests replace it.
 	OpenShell func(name string) error
+	// OnQuit ends the app: the desktop stops the sandboxes first, then
+	// quits Fyne. It runs off the UI goroutine. Nil quits Fyne at once.
+	OnQuit func()
+	// closeWindow is what closing the window does: hide it in the tray,
+	// or quit where there is no tray
+	closeWindow func()
 
-	mu      sync.Mutex
-	onState map[int]func() // called in the event loop after a state change
-	hookID  int
+	// do runs a change to widgets on the UI goroutine; tests run it in
+	// their own, in order with the events they hand the app.
+	do func(func())
+	// withTimeout bounds a request that answers at once; tests give it a
+	// fake clock. Creates and starts never use it: they may wait in the
+	// queue for as long as the host is full.
+	withTimeout func(context.Context, time.Duration) (context.Context, context.CancelFunc)
+	// life ends when the app quits; a start waiting in the queue is called
+	// off with it, and with nothing else.
+	life    context.Context
+	endLife context.CancelFunc
+
+	mu       sync.Mutex
+	onState  map[int]func() // called in the event loop after a state change
+	hookID   int
+	quitting bool
 
 	// defaultsFetches counts the Add dialog's fetches of the defaults, so
 	// tests can pin that progress ticks cause none.
 	defaultsFetches atomic.Int64
 }
 
-// timeout bounds one request from the UI to the controller.
+// timeout bounds one request from the UI that answers at once.
 const timeout = 30 * time.Second
 
 // New builds the app's main window over a controller client. tray says
-// whether the desktop has a system tray to live in.
+// whether the desktop has a system tray host to live in; then the tray is
+// set up here, before Fyne's loop starts, which is the only time Fyne
+// starts one.
 func New(a fyne.App, client ipc.Client, root string, tray bool) *App {
-	u := &App{fyne: a, client: client, root: root, tray: tray, onState: map[int]func(){}}
+	u := &App{fyne: a, client: client, root: root, tray: tray, onState: map[int]func(){},
+		withTimeout: context.WithTimeout, do: fyne.Do}
+	u.life, u.endLife = context.WithCancel(context.Background())
 	u.OpenShell = u.terminalShell
 	u.win = a.NewWindow("sandboxdesk")
 	u.main = newMainView(u)
 	u.win.SetContent(u.main.content)
 	u.win.Resize(fyne.NewSize(900, 520))
-	u.win.Canvas().SetOnTypedKey(u.main.typedKey)
+	u.win.Canvas().SetOnTypedKey(u.typedKey)
 	u.setupShortcuts()
 	u.setupTray()
 	return u
@@ -61,14 +78,29 @@ func New(a fyne.App, client ipc.Client, root string, tray bool) *App {
 // Window is the main window.
 func (u *App) Window() fyne.Window { return u.win }
 
+// SetStatus shows a line under the list (the desktop says there what it
+// waits for); safe from any goroutine.
+func (u *App) SetStatus(line string) { u.do(func() { u.main.status.SetText(line) }) }
+
 // Run refreshes the window and follows the controller's events until ctx
-// ends. It blocks; run it on its own goroutine.
+// ends, reconnecting when the controller goes away. It blocks; run it on
+// its own goroutine.
 func (u *App) Run(ctx context.Context) {
-	for {
+	go u.tick(ctx)
+	lost := false
+	for ctx.Err() == nil {
 		events, err := u.client.Subscribe(ctx)
 		if err != nil {
-			u.showError("Lost the controller", err)
-			return
+			if !lost {
+				u.SetStatus(lostLine(u.root))
+				lost = true
+			}
+			sleep(ctx, 2*time.Second)
+			continue
+		}
+		if lost {
+			u.SetStatus("")
+			lost = false
 		}
 		// after the subscription, so nothing between the two is missed;
 		// again on every resubscription, since a subscriber that fell
@@ -77,10 +109,36 @@ func (u *App) Run(ctx context.Context) {
 		for e := range events {
 			u.handle(ctx, e)
 		}
-		if ctx.Err() != nil {
+		// the controller went away or dropped us: subscribe again, and
+		// say so only if that fails
+	}
+}
+
+// lostLine says what happened and what to do while the app reconnects.
+func lostLine(root string) string {
+	return "Lost the controller of " + root + "; reconnecting. If this stays, quit sandboxdesk and open it again."
+}
+
+// tick redraws the list twice a minute so AGE and IDLE move on.
+func (u *App) tick(ctx context.Context) {
+	t := time.NewTicker(30 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
 			return
+		case <-t.C:
+			u.do(u.main.tick)
 		}
-		time.Sleep(time.Second) // the controller went away or dropped us: try again
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
 	}
 }
 
@@ -90,7 +148,7 @@ func (u *App) Run(ctx context.Context) {
 func (u *App) handle(ctx context.Context, e ipc.Event) {
 	switch e.Kind {
 	case ipc.EventProgress:
-		fyne.Do(func() { u.main.progress(e) })
+		u.do(func() { u.main.progress(e) })
 	case ipc.EventState:
 		u.Refresh(ctx)
 		u.mu.Lock()
@@ -103,7 +161,7 @@ func (u *App) handle(ctx context.Context, e ipc.Event) {
 			h()
 		}
 	case ipc.EventNotice:
-		fyne.Do(func() { u.main.notice(e) })
+		u.do(func() { u.main.notice(e) })
 	}
 }
 
@@ -124,7 +182,7 @@ func (u *App) onStateChange(fn func()) func() {
 
 // Refresh fetches the sandboxes, limits and defaults and shows them.
 func (u *App) Refresh(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := u.withTimeout(ctx, timeout)
 	defer cancel()
 	var list []ipc.Sandbox
 	var lim ipc.Limits
@@ -138,7 +196,7 @@ func (u *App) Refresh(ctx context.Context) {
 	}
 	fyne.DoAndWait(func() {
 		if err != nil {
-			u.main.status.SetText("Could not reach the controller: " + err.Error())
+			u.main.status.SetText(failure("Could not read the sandboxes", err).line)
 			return
 		}
 		u.main.show(list, lim, d)
@@ -146,61 +204,51 @@ func (u *App) Refresh(ctx context.Context) {
 	})
 }
 
-// call sends a request, showing an error dialog when it fails. It runs
-// off the UI goroutine.
+// call sends a request that answers at once, showing an error dialog when
+// it fails. It runs off the UI goroutine.
 func (u *App) call(title string, req ipc.Request, out any) {
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		ctx, cancel := u.withTimeout(u.life, timeout)
 		defer cancel()
 		if err := u.client.Call(ctx, req, out); err != nil {
-			u.showError(title, err)
+			u.showRequestError(title, req, err)
 		}
 	}()
 }
 
-// showError shows the one-line message first, details folded below.
-func (u *App) showError(title string, err error) {
-	fyne.Do(func() { errorDialog(title, err, u.win).Show() })
-}
-
-// errorDialog is the message as one line, and the details (the whole
-// error, with when it happened) behind a "Details" fold.
-func errorDialog(title string, err error, win fyne.Window) dialog.Dialog {
-	msg := err.Error()
-	line, _, _ := strings.Cut(msg, "\n")
-	head := widget.NewLabel(line)
-	head.Wrapping = fyne.TextWrapWord
-	details := widget.NewLabel(fmt.Sprintf("%s\n\n%s\nat %s", title, msg, time.Now().Format(time.DateTime)))
-	details.Wrapping = fyne.TextWrapWord
-	body := container.NewVBox(head, widget.NewAccordion(widget.NewAccordionItem("Details", details)))
-	d := dialog.NewCustom(title, "Close", body, win)
-	d.Resize(fyne.NewSize(480, 0))
-	return d
-}
-
-// terminalShell opens `sandboxdesk shell NAME` in the user's terminal.
-func (u *App) terminalShell(name string) error {
-	exe := "sandboxdesk"
-	if p, err := executable(); err == nil {
-		exe = p
-	}
-	args := []string{exe, "shell", name, "--root", u.root}
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		script := fmt.Sprintf(`tell application "Terminal" to do script %q`, shellQuote(args))
-		cmd = exec.Command("osascript", "-e", script)
-	case "windows":
-		cmd = exec.Command("cmd", append([]string{"/c", "start", "sandboxdesk shell"}, args...)...)
-	default:
-		cmd = exec.Command("x-terminal-emulator", append([]string{"-e"}, args...)...)
-		if _, err := exec.LookPath("x-terminal-emulator"); err != nil {
-			cmd = exec.Command("xterm", append([]string{"-e"}, args...)...)
+// start sends a create or start, which waits in the queue while the host
+// runs all it may: no timeout, only the app's end calls it off. then runs
+// with the sandbox once it runs.
+func (u *App) start(title string, req ipc.CreateRequest, then func(ipc.Sandbox)) {
+	go func() {
+		var sb ipc.Sandbox
+		if err := u.client.Call(u.life, req, &sb); err != nil {
+			if u.life.Err() == nil {
+				u.showRequestError(title, req, err)
+			}
+			return
 		}
+		if then != nil {
+			then(sb)
+		}
+	}()
+}
+
+// quit ends the app once: where the window is the app, after the
+// desktop stopped the sandboxes, with a line saying so meanwhile.
+func (u *App) quit() {
+	u.mu.Lock()
+	again := u.quitting
+	u.quitting = true
+	u.mu.Unlock()
+	if again {
+		return
 	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("no terminal to open (%v); run: %s", err, shellQuote(args))
+	u.main.status.SetText("Stopping the sandboxes before quitting…")
+	u.endLife()
+	if u.OnQuit == nil {
+		u.fyne.Quit()
+		return
 	}
-	go cmd.Wait()
-	return nil
+	go u.OnQuit()
 }

@@ -15,7 +15,7 @@ func TestHostNetworkFlaggedInTheList(t *testing.T) {
 	}
 	for _, tt := range tests {
 		sb := ipc.Sandbox{Name: "w", State: ipc.StateRunning, Network: tt.network, CreatedAt: time.Now()}
-		if got := rowCells(sb, time.Now())[0]; got != tt.want {
+		if got := rowCells(sb, ipc.Defaults{}, time.Now())[0]; got != tt.want {
 			t.Errorf("network %s: name cell %q, want %q", tt.network, got, tt.want)
 		}
 	}

@@ -30,6 +30,9 @@ type rig struct {
 	events <-chan ipc.Event
 	mu     sync.Mutex
 	shells []string
+	// ui holds the app's changes to widgets from other goroutines, run
+	// by eventually in the test's goroutine
+	ui chan func()
 }
 
 func newRig(t *testing.T) *rig {
@@ -53,6 +56,8 @@ func newRig(t *testing.T) *rig {
 	t.Cleanup(func() { cancel(); c.Close() })
 	r := &rig{t: t, c: c, client: ipc.NewLocal(ctx, &controller.Service{C: c})}
 	r.u = New(a, r.client, root, false)
+	r.ui = make(chan func(), 1000)
+	r.u.do = func(f func()) { r.ui <- f }
 	r.u.OpenShell = func(name string) error {
 		r.mu.Lock()
 		r.shells = append(r.shells, name)
@@ -78,6 +83,8 @@ func (r *rig) eventually(what string, cond func() bool) {
 		select {
 		case e := <-r.events:
 			r.u.handle(context.Background(), e)
+		case f := <-r.ui:
+			f()
 		case <-time.After(20 * time.Millisecond):
 		case <-timeout:
 			r.t.Fatalf("never: %s", what)
@@ -143,7 +150,7 @@ func TestProgressTicksCauseNoRefetch(t *testing.T) {
 func TestInvalidMemoryDisablesCreate(t *testing.T) {
 	r := newRig(t)
 	a := r.addDialog()
-	test.Type(a.name, "w")
+	a.name.SetText("w")
 	test.Type(a.memory, "100") // 100 MiB, under a VM's 1 GiB floor
 	err := a.memory.Validate()
 	if err == nil || err.Error() != "1 GiB to 64 GiB for a VM" {
@@ -170,20 +177,19 @@ func TestSettingsRecommendedAndCustom(t *testing.T) {
 	if err != nil || req.AtOnce != nil || req.Retained != nil {
 		t.Errorf("Recommended sends %+v, %v; want no limits", req, err)
 	}
-	test.Tap(s.useRecommended)
-	if s.atOnce.Text != strconv.Itoa(lim.Recommended.AtOnce) || s.retained.Text != strconv.Itoa(lim.Recommended.Retained) {
-		t.Errorf("Use recommended filled %q and %q, want %d and %d", s.atOnce.Text, s.retained.Text, lim.Recommended.AtOnce, lim.Recommended.Retained)
-	}
 	if s.recommendation.Text != "Recommended: 3 at once, 3 retained." {
 		t.Errorf("recommendation line %q", s.recommendation.Text)
 	}
+	s.atOnceMode.SetSelected(custom)
+	s.retMode.SetSelected(custom)
 	s.atOnce.SetText("5")
+	s.retained.SetText("3")
 	req, _ = s.limitsRequest()
 	if req.AtOnce == nil || *req.AtOnce != 5 {
 		t.Errorf("Custom 5 sends %+v", req)
 	}
-	mreq, _ := s.memoryRequest()
-	if err := s.store(t.Context(), req, mreq); err != nil {
+	mreq, send, _ := s.memoryRequest()
+	if err := s.store(t.Context(), req, mreq, send); err != nil {
 		t.Fatal(err)
 	}
 	if l, _ := r.c.Limits(t.Context()); l.CustomAtOnce == nil || *l.CustomAtOnce != 5 || l.CustomRetained == nil || *l.CustomRetained != 3 {
@@ -227,8 +233,8 @@ func TestMainWindowListsAndHeader(t *testing.T) {
 	r.eventually("the sandbox is listed", func() bool { return len(r.u.main.sandboxes) == 1 && !r.u.main.empty.Visible() })
 	want := "Memory 4 GiB of 8 GiB reserved  ·  Running 1 of 3 at once  ·  testvm"
 	r.eventually("the header shows the budget", func() bool { return r.u.main.header.Text == want })
-	cells := rowCells(r.u.main.sandboxes[0], time.Now())
-	if cells[0] != "agent-42" || cells[1] != "● running" || cells[2] != "testvm" || cells[4] != "4 GiB" {
+	cells := rowCells(r.u.main.sandboxes[0], r.u.main.defaults, time.Now())
+	if cells[0] != "agent-42" || cells[1] != "● running" || cells[2] != "testvm" || cells[4] != "4 GiB reserved" {
 		t.Errorf("row %q", cells)
 	}
 	r.u.main.list.Select(0)
@@ -242,11 +248,12 @@ func ptr[T any](v T) *T { return &v }
 func TestKeyboard(t *testing.T) {
 	r := newRig(t)
 	a := r.addDialog()
+	a.name.SetText("")
 	test.Type(a.name, "kb")
 	a.name.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) // Enter creates
 	r.eventually("Enter created the sandbox", func() bool {
 		_, err := r.c.Inspect(context.Background(), ipc.Ref{Name: "kb"})
-		return err == nil
+		return err == nil && a.closed
 	})
 	b := r.addDialog()
 	if r.u.win.Canvas().Overlays().Top() == nil {
@@ -261,7 +268,7 @@ func TestKeyboard(t *testing.T) {
 func TestErrorDialogLeadsWithOneLine(t *testing.T) {
 	r := newRig(t)
 	_, err := r.c.Create(t.Context(), ipc.CreateRequest{Name: "Bad Name"})
-	d := errorDialog("Create Bad Name", err, r.u.win)
+	d := r.u.errorDialog("Create Bad Name", failure("Create Bad Name", err))
 	d.Show()
 	top := r.u.win.Canvas().Overlays().Top()
 	if top == nil {
@@ -269,7 +276,7 @@ func TestErrorDialogLeadsWithOneLine(t *testing.T) {
 	}
 	found := false
 	for _, o := range test.LaidOutObjects(top) {
-		if l, ok := o.(*widget.Label); ok && l.Text == err.Error() {
+		if l, ok := o.(*widget.Label); ok && l.Text == sentence(err.Error()) {
 			found = true
 		}
 	}

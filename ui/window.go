@@ -2,9 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"net/url"
-	"path/filepath"
-	"strconv"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -17,30 +14,31 @@ import (
 	"sandboxdesk/units"
 )
 
-// columns of the sandbox list.
-var columns = []string{"NAME", "STATE", "BACKEND", "IMAGE", "MEMORY", "CPUS", "AGE", "IDLE"}
-
 // mainView is the main window's content.
 type mainView struct {
 	u        *App
 	header   *widget.Label
 	status   *widget.Label
-	list     *widget.List
+	list     *keyList
 	empty    fyne.CanvasObject
 	selected *widget.Label
 	buttons  map[string]*widget.Button
 	bar      *widget.ProgressBar
 	barText  *widget.Label
 	barRow   fyne.CanvasObject
+	tips     *tooltips
 	content  fyne.CanvasObject
 
 	sandboxes []ipc.Sandbox
+	defaults  ipc.Defaults
+	limits    ipc.Limits
 	pick      int // the selected row, -1 for none
 }
 
 func newMainView(u *App) *mainView {
-	m := &mainView{u: u, pick: -1, buttons: map[string]*widget.Button{}}
+	m := &mainView{u: u, pick: -1, buttons: map[string]*widget.Button{}, tips: newTooltips()}
 	m.header = widget.NewLabel("")
+	m.header.Truncation = fyne.TextTruncateEllipsis
 	m.status = widget.NewLabel("")
 	m.status.Wrapping = fyne.TextWrapWord
 	add := widget.NewButtonWithIcon("Add sandbox", theme.ContentAddIcon(), u.showAdd)
@@ -48,41 +46,36 @@ func newMainView(u *App) *mainView {
 	title := widget.NewLabelWithStyle("sandboxdesk", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	top := container.NewVBox(container.NewBorder(nil, nil, title, container.NewHBox(add, settings)), m.header)
 
-	head := container.NewGridWithColumns(len(columns))
+	head := container.New(columnLayout{})
 	for _, c := range columns {
-		head.Add(widget.NewLabelWithStyle(c, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+		l := widget.NewLabelWithStyle(c, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		l.Truncation = fyne.TextTruncateEllipsis
+		head.Add(l)
 	}
-	m.list = widget.NewList(
+	m.list = newKeyList(u.typedKey,
 		func() int { return len(m.sandboxes) },
-		func() fyne.CanvasObject {
-			row := container.NewGridWithColumns(len(columns))
-			for range columns {
-				row.Add(widget.NewLabel(""))
-			}
-			return row
-		},
+		func() fyne.CanvasObject { return newRow(m.tips) },
 		func(i widget.ListItemID, o fyne.CanvasObject) {
-			cells := rowCells(m.sandboxes[i], time.Now())
-			for j, obj := range o.(*fyne.Container).Objects {
-				obj.(*widget.Label).SetText(cells[j])
+			if i < len(m.sandboxes) {
+				fillRow(o, m.sandboxes[i], m.defaults, time.Now())
 			}
 		},
 	)
 	m.list.OnSelected = func(i widget.ListItemID) { m.pick = i; m.updateActions() }
 	m.list.OnUnselected = func(widget.ListItemID) { m.pick = -1; m.updateActions() }
-	m.empty = container.NewCenter(container.NewVBox(
-		widget.NewLabel("No sandboxes yet. A sandbox is an isolated Linux machine with a workspace folder."),
-		container.NewCenter(widget.NewButtonWithIcon("Add your first sandbox", theme.ContentAddIcon(), u.showAdd)),
-	))
+	emptyLine := widget.NewLabel("No sandboxes yet. A sandbox is an isolated Linux machine with a workspace folder.")
+	emptyLine.Wrapping = fyne.TextWrapWord
+	emptyLine.Alignment = fyne.TextAlignCenter
+	m.empty = container.NewVBox(layoutSpacer(), emptyLine,
+		container.NewCenter(widget.NewButtonWithIcon("Add your first sandbox", theme.ContentAddIcon(), u.showAdd)))
 	table := container.NewBorder(head, nil, nil, nil, m.list)
 
-	m.selected = widget.NewLabel("")
 	for _, b := range []struct {
 		name string
 		icon fyne.Resource
 		fn   func()
 	}{
-		{"Open shell", theme.ComputerIcon(), m.openShell},
+		{"Open shell", theme.ComputerIcon(), func() { u.openShell(m.selectedName()) }},
 		{"Start", theme.MediaPlayIcon(), m.start},
 		{"Stop", theme.MediaStopIcon(), m.stop},
 		{"Remove…", theme.DeleteIcon(), m.remove},
@@ -90,37 +83,46 @@ func newMainView(u *App) *mainView {
 	} {
 		m.buttons[b.name] = widget.NewButtonWithIcon(b.name, b.icon, b.fn)
 	}
-	actions := container.NewBorder(nil, nil, container.NewHBox(m.selected, m.buttons["Open shell"], m.buttons["Start"], m.buttons["Stop"], m.buttons["Remove…"]), m.buttons["Workspace"])
+	// the buttons come first so they stay put whatever name is selected;
+	// the name takes what width is left and ends with an ellipsis
+	m.selected = widget.NewLabel("")
+	m.selected.Truncation = fyne.TextTruncateEllipsis
+	actions := container.NewBorder(nil, nil,
+		container.NewHBox(m.buttons["Open shell"], m.buttons["Start"], m.buttons["Stop"], m.buttons["Remove…"]),
+		m.buttons["Workspace"], m.selected)
 	m.bar = widget.NewProgressBar()
 	m.barText = widget.NewLabel("")
 	m.barRow = container.NewBorder(nil, nil, m.barText, nil, m.bar)
 	m.barRow.Hide()
 	bottom := container.NewVBox(m.barRow, m.status, actions)
-	m.content = container.NewBorder(top, bottom, nil, nil, container.NewStack(table, m.empty))
+	body := container.NewBorder(top, bottom, nil, nil, container.NewStack(table, m.empty))
+	m.content = container.NewStack(body, m.tips.layer)
 	m.updateActions()
 	return m
 }
 
+func layoutSpacer() fyne.CanvasObject { return widget.NewLabel("") }
+
 // show puts fresh figures on screen; it runs on the UI goroutine.
 func (m *mainView) show(list []ipc.Sandbox, lim ipc.Limits, d ipc.Defaults) {
 	name := m.selectedName()
-	m.sandboxes = list
+	m.sandboxes, m.limits, m.defaults = list, lim, d
 	m.pick = -1
 	for i, sb := range list {
 		if sb.Name == name {
 			m.pick = i
 		}
 	}
-	running, reserved, backend := 0, int64(0), "—"
+	running, backend := 0, "—"
 	for _, sb := range list {
-		if sb.State == ipc.StateRunning || sb.State == ipc.StateStarting {
+		if sb.State.Active() {
 			running++
 		}
-		reserved += sb.ReservedMiB
 		backend = sb.Backend
 	}
+	// the committed memory is the controller's figure, not a sum made here
 	m.header.SetText(fmt.Sprintf("Memory %s of %s reserved  ·  Running %d of %d at once  ·  %s",
-		units.FormatMiB(reserved), units.FormatMiB(d.BudgetMiB), running, lim.AtOnce, backend))
+		units.FormatMiB(d.CommittedMiB), units.FormatMiB(d.BudgetMiB), running, lim.AtOnce, backend))
 	if len(list) == 0 {
 		m.empty.Show()
 		m.list.Hide()
@@ -136,6 +138,9 @@ func (m *mainView) show(list []ipc.Sandbox, lim ipc.Limits, d ipc.Defaults) {
 	}
 	m.updateActions()
 }
+
+// tick redraws the rows so AGE and IDLE move on; UI goroutine.
+func (m *mainView) tick() { m.list.Refresh() }
 
 func (m *mainView) selectedName() string {
 	if m.pick < 0 || m.pick >= len(m.sandboxes) {
@@ -155,60 +160,60 @@ func (m *mainView) updateActions() {
 		return
 	}
 	sb := m.sandboxes[m.pick]
-	m.selected.SetText("selected: " + name)
+	m.selected.SetText(name)
 	m.buttons["Remove…"].Enable()
 	m.buttons["Workspace"].Enable()
-	if sb.State == ipc.StateRunning {
+	switch {
+	case sb.State == ipc.StateRunning:
 		m.buttons["Open shell"].Enable()
 		m.buttons["Stop"].Enable()
-	} else if !sb.State.Active() {
+	case sb.State == ipc.StateQueued:
+		m.buttons["Stop"].Enable() // calls off the wait
+	case startable(sb.State):
 		m.buttons["Start"].Enable()
-	}
-	if sb.State == ipc.StateQueued {
-		m.buttons["Stop"].Enable()
 	}
 }
 
 func (m *mainView) start() {
 	name := m.selectedName()
-	var sb ipc.Sandbox
-	m.u.call("Start "+name, ipc.CreateRequest{Name: name}, &sb)
+	m.u.start("Start "+name, ipc.CreateRequest{Name: name}, nil)
 }
 
 func (m *mainView) stop() {
 	name := m.selectedName()
-	var sb ipc.Sandbox
-	m.u.call("Stop "+name, ipc.StopRequest{Ref: ipc.Ref{Name: name}}, &sb)
-}
-
-func (m *mainView) openShell() {
-	if err := m.u.OpenShell(m.selectedName()); err != nil {
-		m.u.showError("Open a shell", err)
-	}
+	m.u.call("Stop "+name, ipc.StopRequest{Ref: ipc.Ref{Name: name}}, &ipc.Sandbox{})
 }
 
 // openWorkspace shows the sandbox's workspace folder in the system's file
-// manager.
+// manager, or its path to copy where there is none.
 func (m *mainView) openWorkspace() {
-	ws := m.sandboxes[m.pick].Workspace
-	if err := m.u.fyne.OpenURL(&url.URL{Scheme: "file", Path: filepath.ToSlash(ws)}); err != nil {
-		m.u.showError("Open the workspace", err)
+	sb := m.sandboxes[m.pick]
+	if err := m.u.fyne.OpenURL(folderURL(sb.Workspace)); err != nil {
+		m.u.showProblem("Open the workspace of "+sb.Name, problem{
+			line:     "No file manager could open the workspace of " + sb.Name + ". Its folder is:",
+			copyText: sb.Workspace, detail: err.Error()})
 	}
 }
 
-// remove asks first: the workspace goes with the sandbox.
+// remove asks first: the workspace goes with the sandbox. Return removes,
+// Escape cancels.
 func (m *mainView) remove() {
 	name := m.selectedName()
-	msg := fmt.Sprintf("Remove %s? Its workspace folder and everything in it will be deleted.", name)
-	d := dialog.NewConfirm("Remove sandbox", msg, func(ok bool) {
-		if ok {
-			var rep ipc.RemoveReply
-			m.u.call("Remove "+name, ipc.RemoveRequest{Names: []string{name}}, &rep)
-		}
-	}, m.u.win)
-	d.SetConfirmText("Remove")
-	d.SetConfirmImportance(widget.DangerImportance)
-	d.Show()
+	msg := widget.NewLabel(fmt.Sprintf("Remove %s? Its workspace folder and everything in it will be deleted.", name))
+	msg.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomWithoutButtons("Remove sandbox", msg, m.u.win)
+	k := m.u.keyed(d, nil)
+	k.onReturn = func() {
+		d.Hide()
+		var rep ipc.RemoveReply
+		m.u.call("Remove "+name, ipc.RemoveRequest{Names: []string{name}}, &rep)
+	}
+	k.onEscape = d.Hide
+	removeButton := widget.NewButton("Remove", k.onReturn)
+	removeButton.Importance = widget.DangerImportance
+	d.SetButtons([]fyne.CanvasObject{widget.NewButton("Cancel", d.Hide), removeButton})
+	d.Resize(fyne.NewSize(min(440, m.u.win.Canvas().Size().Width-20), 0))
+	k.Show()
 }
 
 // progress shows a tick of a long step under the header.
@@ -235,47 +240,17 @@ func (m *mainView) typedKey(k *fyne.KeyEvent) {
 		}
 	case fyne.KeyReturn, fyne.KeyEnter:
 		if b := m.buttons["Open shell"]; !b.Disabled() {
-			m.openShell()
+			m.u.openShell(m.selectedName())
 		}
 	}
 }
 
-// rowCells are a sandbox's cells in the list.
-func rowCells(sb ipc.Sandbox, now time.Time) []string {
-	mem := "—"
-	switch {
-	case sb.ReservedMiB > 0:
-		mem = units.FormatMiB(sb.ReservedMiB)
-	case sb.MemoryLimitMiB > 0:
-		mem = units.FormatMiB(sb.MemoryLimitMiB) + " lim."
-	case sb.MemoryMiB > 0:
-		mem = units.FormatMiB(sb.MemoryMiB)
+// find is the listed sandbox of that name; UI goroutine.
+func (m *mainView) find(name string) (ipc.Sandbox, bool) {
+	for _, sb := range m.sandboxes {
+		if sb.Name == name {
+			return sb, true
+		}
 	}
-	cpus := "default"
-	if sb.CPUs > 0 {
-		cpus = strconv.Itoa(sb.CPUs)
-	}
-	idle := "—"
-	if sb.State == ipc.StateRunning && sb.LastUsedAt != nil {
-		idle = units.Age(now.Sub(*sb.LastUsedAt))
-	}
-	return []string{nameText(sb), stateText(sb), sb.Backend, sb.Image, mem, cpus, units.Age(now.Sub(sb.CreatedAt)), idle}
-}
-
-// nameText flags a sandbox on the host's own network: it reaches what
-// listens on the host's loopback, which no other sandbox does.
-func nameText(sb ipc.Sandbox) string {
-	if sb.Network == "host" {
-		return sb.Name + " ⚠ host network"
-	}
-	return sb.Name
-}
-
-func stateText(sb ipc.Sandbox) string {
-	marks := map[ipc.State]string{ipc.StateRunning: "● ", ipc.StateStarting: "◌ ", ipc.StateQueued: "◔ ", ipc.StateStopped: "○ ", ipc.StateBroken: "✕ "}
-	s := marks[sb.State] + string(sb.State)
-	if sb.State == ipc.StateQueued && sb.QueuePosition > 0 {
-		s += " #" + strconv.Itoa(sb.QueuePosition)
-	}
-	return s
+	return ipc.Sandbox{}, false
 }

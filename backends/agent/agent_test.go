@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -153,6 +154,104 @@ func TestExecOnATerminal(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "/dev/pts/") || !strings.Contains(out.String(), "50 132") {
 		t.Errorf("on a terminal of 50x132: %q", out.String())
+	}
+}
+
+// TestExecEndsWhateverStdinDoes: the command's end ends the exec, though
+// the caller's input is neither written to nor closed (an agent's child
+// with a default stdin pipe, a terminal nobody types into), and input still
+// reaches a command that reads it.
+func TestExecEndsWhateverStdinDoes(t *testing.T) {
+	dial := serve(t)
+	tests := []struct {
+		name  string
+		args  []string
+		tty   bool
+		input string // written, then the pipe stays open
+		want  string
+	}{
+		{name: "true, stdin never closed", args: []string{"true"}},
+		{name: "true on a terminal, nobody typing", args: []string{"true"}, tty: true},
+		{name: "head reads what was sent, stdin left open", args: []string{"head", "-c", "3"}, input: "abcdef", want: "abc"},
+		{name: "a background reader keeps stdin", args: []string{"sh", "-c", "cat >/dev/null & echo bg"}, want: "bg\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pw.Close()
+			defer pr.Close()
+			if _, err := pw.WriteString(tt.input); err != nil {
+				t.Fatal(err)
+			}
+			req := Request{Args: tt.args}
+			if tt.tty {
+				req.TTY = &stream.Size{Rows: 24, Cols: 80}
+			}
+			var out bytes.Buffer
+			type result struct {
+				code int
+				err  error
+			}
+			done := make(chan result, 1)
+			go func() {
+				code, err := Exec(t.Context(), dial, req, stream.IO{Stdin: pr, Stdout: &out})
+				done <- result{code, err}
+			}()
+			select {
+			case r := <-done:
+				if r.err != nil || r.code != 0 {
+					t.Fatalf("exec: %d, %v", r.code, r.err)
+				}
+				if !tt.tty && out.String() != tt.want {
+					t.Errorf("stdout %q, want %q", out.String(), tt.want)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("exec still running 20 s after its command ended: it waits for stdin")
+			}
+		})
+	}
+}
+
+// endless is input that never ends; reached is closed once it has given
+// after bytes.
+type endless struct {
+	given, after int
+	reached      chan struct{}
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'y'
+	}
+	if e.given < e.after && e.given+len(p) >= e.after {
+		close(e.reached)
+	}
+	e.given += len(p)
+	return len(p), nil
+}
+
+// TestCtrlCPassesInputNobodyReads: `yes | exec -- sleep 1000`, then
+// Ctrl-C: the signal reaches the command though its input backs up.
+func TestCtrlCPassesInputNobodyReads(t *testing.T) {
+	dial := serve(t)
+	in := &endless{after: stream.Window / 2, reached: make(chan struct{})}
+	sigs := make(chan syscall.Signal, 1)
+	go func() { <-in.reached; sigs <- syscall.SIGINT }()
+	done := make(chan int, 1)
+	go func() {
+		code, _ := Exec(t.Context(), dial, Request{Args: []string{"sleep", "1000"}}, stream.IO{Stdin: in, Signals: sigs})
+		done <- code
+	}()
+	select {
+	case code := <-done:
+		if code != 130 {
+			t.Errorf("exit status %d, want 130 (SIGINT)", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Ctrl-C is still queued behind input nobody reads after 20 s")
 	}
 }
 

@@ -18,8 +18,13 @@ import (
 // inherited listening socket) and returns the exit status. It is the
 // first process of a sandbox.
 func Main(args []string) int {
-	if len(args) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: sandboxdesk", Command, "SOCKET|fd:N")
+	if len(args) < 1 || len(args) > 2 {
+		fmt.Fprintln(os.Stderr, "usage: sandboxdesk", Command, "SOCKET|fd:N [ready:N]")
+		return 2
+	}
+	ready, err := readyFile(args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sandboxdesk agent:", err)
 		return 2
 	}
 	// a polite stop signals every process but the caller, but a stray
@@ -27,8 +32,7 @@ func Main(args []string) int {
 	// torn down. Caught, not ignored: an ignored signal would stay ignored
 	// in every command the agent starts.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, syscall.SIGHUP)
-	s := &Server{Env: commandEnv(startEnv(), isDir)}
-	var err error
+	s := &Server{Env: commandEnv(startEnv(), isDir), ready: ready}
 	if fd, ok := strings.CutPrefix(args[0], InheritedPrefix); ok {
 		err = s.serveInherited(fd)
 	} else {
@@ -58,7 +62,33 @@ func (s *Server) serveInherited(fd string) error {
 	// processes of the sandbox run as the agent's user; without this they
 	// could attach to the agent (ptrace, pidfd_getfd) and take its socket
 	protectFromPeers()
+	s.signalReady()
 	return s.Serve(l)
+}
+
+// readyFile is the descriptor named by an optional "ready:N" argument,
+// made close-on-exec at once: no command the agent starts holds it, so
+// its end of file means the agent is gone.
+func readyFile(args []string) (*os.File, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	fd, ok := strings.CutPrefix(args[0], ReadyPrefix)
+	n, err := strconv.Atoi(fd)
+	if !ok || err != nil || n < 3 {
+		return nil, fmt.Errorf("bad readiness descriptor %q: want %sN, N above 2", args[0], ReadyPrefix)
+	}
+	syscall.CloseOnExec(n)
+	return os.NewFile(uintptr(n), "agent-ready"), nil
+}
+
+// signalReady tells whoever started the agent that it accepts calls.
+func (s *Server) signalReady() {
+	if s.ready != nil {
+		s.ready.Write([]byte{1})
+		s.ready.Close()
+		s.ready = nil
+	}
 }
 
 func isDir(path string) bool {

@@ -26,6 +26,13 @@ const Command = "__sandboxdesk_agent"
 // controller, and accepted on only by the agent.
 const InheritedPrefix = "fd:"
 
+// ReadyPrefix names, in the agent's optional second argument, an inherited
+// descriptor the agent writes one byte to and closes once it accepts
+// calls: "ready:4". The backend learns the sandbox is up from the sandbox
+// itself, and from the pipe's end of file that it never will be, with no
+// polling.
+const ReadyPrefix = "ready:"
+
 // Request starts a command, or asks for an operation on the sandbox.
 type Request struct {
 	// Op is "exec" (the default), "terminate" (ask every process to end,
@@ -38,3 +45,7 @@ type Request struct {
 	// TTY runs the command on a pseudo-terminal of this size.
 	TTY *stream.Size `json:"tty,omitempty"`
 }
+
+// RefusedInvalid is the kind of a refusal for bad input (a folder that is
+// not there): the caller's mistake, not the sandbox's.
+const RefusedInvalid = "invalid"

@@ -26,6 +26,14 @@ type Server struct {
 	Env []string
 	// Dir is where commands start when the request names no folder.
 	Dir string
+	// Credential, when set, is who commands run as (a VM's agent runs as
+	// root and its commands as the guest's user).
+	Credential *syscall.Credential
+	// Ops answers operations beyond exec, ping and terminate (a VM's
+	// "poweroff") with an exit status.
+	Ops map[string]func(Request) int
+
+	ready *os.File // told once the agent accepts calls (see ReadyPrefix)
 }
 
 // Serve accepts connections on l until it fails, one command each.
@@ -59,6 +67,10 @@ func (s *Server) handle(conn net.Conn) {
 	case "", "exec":
 		s.exec(conn, br, req)
 	default:
+		if op, ok := s.Ops[req.Op]; ok {
+			writeExit(conn, op(req))
+			return
+		}
 		fail(conn, fmt.Sprintf("agent: unknown op %q", req.Op))
 	}
 }
@@ -75,25 +87,37 @@ func (s *Server) exec(conn net.Conn, br *bufio.Reader, req Request) {
 		return
 	}
 	sess := stream.Serve(br, conn)
+	if req.Dir != "" {
+		// said plainly, and as bad input, rather than as a failed chdir
+		if fi, err := os.Stat(req.Dir); err != nil || !fi.IsDir() {
+			sess.Refuse(RefusedInvalid, "no folder "+req.Dir)
+			return
+		}
+	}
 	env := append(append([]string(nil), s.Env...), req.Env...)
-	path, err := lookPath(req.Args[0], lookupEnv(env, "PATH"), req.Dir)
+	dir := req.Dir
+	if dir == "" {
+		dir = s.Dir
+	}
+	path, err := lookPath(req.Args[0], lookupEnv(env, "PATH"), dir)
 	if err != nil {
 		sess.Fail(fmt.Sprintf("%s: %v", req.Args[0], err))
 		return
 	}
-	cmd := &exec.Cmd{Path: path, Args: req.Args, Env: env, Dir: req.Dir}
+	cmd := &exec.Cmd{Path: path, Args: req.Args, Env: env, Dir: dir}
 	var ptmx *os.File
 	if req.TTY != nil {
 		// a session of its own with the terminal as its controlling one
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.Credential}
 		ptmx, err = startOnTerminal(cmd, sess, *req.TTY)
 	} else {
 		// its own process group, so a signal reaches the whole command line
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = sess.Stdin(), sess.Stdout, sess.Stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: s.Credential}
+		cmd.Stdout, cmd.Stderr = sess.Stdout, sess.Stderr
 		// a background process keeps the output pipes open; the command is
 		// done when its own process exits, as with "docker exec"
 		cmd.WaitDelay = 100 * time.Millisecond
-		err = cmd.Start()
+		err = startWithInput(cmd, sess.Stdin())
 	}
 	if err != nil {
 		sess.Fail(err.Error())
@@ -144,6 +168,32 @@ func (s *Server) exec(conn net.Conn, br *bufio.Reader, req Request) {
 	sess.Exit(code)
 	// let the client read the exit before the close
 	conn.(interface{ CloseWrite() error }).CloseWrite()
+}
+
+// startWithInput starts cmd with in as its standard input, through a pipe
+// this agent copies into rather than one exec.Cmd owns: Cmd.Wait waits for
+// its own input copier, which sits in a read of the client's stdin (a
+// terminal nobody types into, a pipe nobody closes) after the command has
+// exited, so the exec would end only at the caller's next keystroke. Our
+// copier is not waited for; the session closes its reader when the command
+// is done, and the copier ends there.
+func startWithInput(cmd *exec.Cmd, in io.Reader) error {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	cmd.Stdin = pr
+	err = cmd.Start()
+	pr.Close() // the command holds its own copy
+	if err != nil {
+		pw.Close()
+		return err
+	}
+	go func() {
+		io.Copy(pw, in) // EPIPE once the command stops reading: ignored
+		pw.Close()      // the caller's end of input is the command's
+	}()
+	return nil
 }
 
 // startOnTerminal starts cmd on a new pseudo-terminal and copies between

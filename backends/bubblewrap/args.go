@@ -71,6 +71,9 @@ type layout struct {
 	// AgentFD is the inherited descriptor of the agent's listening socket,
 	// which bwrap passes on to the agent.
 	AgentFD int
+	// ReadyFD is the inherited write end of the pipe the agent signals
+	// readiness on (agent.ReadyPrefix); none when 0.
+	ReadyFD int
 	// SeccompFD is the inherited descriptor bwrap reads the seccomp filter
 	// from (0: none); NestedUserns leaves user namespaces to the sandbox.
 	SeccompFD    int
@@ -208,7 +211,11 @@ func bwrapArgs(l layout, img imageLayout) []string {
 	// the agent accepts on a socket the controller bound outside the
 	// sandbox and handed down (AgentFD): nothing in the sandbox
 	// is a path the controller dials
-	return append(a, agentDir+"/agent", agent.Command, agent.InheritedPrefix+strconv.Itoa(l.AgentFD))
+	a = append(a, agentDir+"/agent", agent.Command, agent.InheritedPrefix+strconv.Itoa(l.AgentFD))
+	if l.ReadyFD > 0 {
+		a = append(a, agent.ReadyPrefix+strconv.Itoa(l.ReadyFD))
+	}
+	return a
 }
 
 // entryArgs binds the image's entries of folder dir one by one, and

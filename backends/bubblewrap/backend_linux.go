@@ -25,8 +25,8 @@ type Config struct {
 	// Root is the controller's root: sandboxes' folders are
 	// ROOT/sandboxes/ID, imported images ROOT/images.
 	Root string
-	// Agent is the binary that serves as the agent inside sandboxes; the
-	// running executable when empty. It must run the agent (agent.Main)
+	// Agent is the binary that serves as the agent inside sandboxes;
+	// agent.Binary (the static one beside the executable) when empty. It must run the agent (agent.Main)
 	// when given agent.Command as its first argument.
 	Agent string
 	// Bwrap is the bwrap binary; looked up in PATH when empty.
@@ -71,9 +71,14 @@ type sandbox struct {
 	cg       *cgroup
 	limitMiB int64
 	oomsSeen int
-	stopping bool          // guarded by Backend.mu: an end that was asked for
-	exited   chan struct{} // closed when its bwrap ends
-	reason   string        // how it ended; set before exited closes
+	// pidsLimit is the enforced process limit (0: none); pidsSeen the
+	// forks it had refused at the last look
+	pidsLimit int64
+	pidsSeen  int
+	stopping  bool          // guarded by Backend.mu: an end that was asked for
+	exited    chan struct{} // closed when its bwrap ends
+	ready     *os.File      // the readiness pipe's read end, until started
+	reason    string        // how it ended; set before exited closes
 	// netExited is closed when a NAT helper this process started ends;
 	// nil when adopted or when the sandbox has none.
 	netExited chan struct{}
@@ -100,8 +105,8 @@ func New(cfg Config) (*Backend, error) {
 
 	src := cfg.Agent
 	if src == "" {
-		if src, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("find the agent binary: %w", err)
+		if src, err = agent.Binary(); err != nil {
+			return nil, err
 		}
 	}
 	if b.agent, err = b.installAgent(src); err != nil {
@@ -141,11 +146,16 @@ func (b *Backend) installAgent(src string) (string, error) {
 func (b *Backend) SetNotify(n backends.Notify) { b.mu.Lock(); b.notify = n; b.mu.Unlock() }
 
 func (b *Backend) tell(ctx context.Context, id, msg string) {
+	b.tellEvent(ctx, backends.Event{ID: id, Message: msg})
+}
+
+func (b *Backend) tellEvent(ctx context.Context, e backends.Event) {
 	b.mu.Lock()
 	n := b.notify
 	b.mu.Unlock()
 	if n != nil {
-		n(ctx, backends.Event{ID: id, Message: msg, Time: time.Now()})
+		e.Time = time.Now()
+		n(ctx, e)
 	}
 }
 
@@ -215,9 +225,17 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 		defer run.workspace.Close()
 	}
 	// the controller decided the memory; the backend only enforces it
-	cg, lim, cgErr := makeCgroup(spec.ID, spec.MemoryMiB, spec.CPUs)
+	pids := spec.Pids
+	if pids == 0 {
+		pids = defaultPids(hostPidSpace())
+	}
+	cg, lim, cgErr := makeCgroup(spec.ID, spec.MemoryMiB, spec.CPUs, pids)
 	if cgErr != nil {
-		b.tell(ctx, spec.ID, "memory limit not enforced: "+cgErr.Error())
+		// one line: what was not made, each reason after the other
+		b.tell(ctx, spec.ID, "limits not all enforced: "+strings.ReplaceAll(cgErr.Error(), "\n", "; "))
+	}
+	if lim.pids == 0 {
+		b.tell(ctx, spec.ID, "process limit not enforced: no cgroup with a pids controller this user may write")
 	}
 	l := layout{
 		Name: spec.Name, ImageRoot: imageRoot, HostImage: host, StateDir: spec.StateDir,
@@ -230,7 +248,7 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 		cg.remove()
 		return backends.Started{}, err
 	}
-	sb.cg, sb.limitMiB = cg, lim.memoryMiB
+	sb.cg, sb.limitMiB, sb.pidsLimit = cg, lim.memoryMiB, lim.pids
 	if err := b.awaitAgent(ctx, sb); err != nil {
 		b.kill(sb)
 		cg.remove()
@@ -242,7 +260,9 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 	b.running[spec.ID] = sb
 	b.mu.Unlock()
 	go b.watch(sb)
-	return backends.Started{MemoryLimitMiB: lim.memoryMiB}, nil
+	// the disk is not limited: home and /tmp live in the sandbox's folder
+	// on the root's file system, which has no per-folder quota we can set
+	return backends.Started{MemoryLimitMiB: lim.memoryMiB, PidsLimit: lim.pids}, nil
 }
 
 // get finds a running sandbox, adopting one a previous process started.
@@ -271,6 +291,7 @@ func (b *Backend) get(id string) (*sandbox, bool) {
 	}
 	sb := &sandbox{id: id, ctl: ctl, pid: p, cg: findCgroup(id), exited: make(chan struct{})}
 	sb.oomsSeen, sb.limitMiB = sb.cg.ooms(), sb.cg.memoryLimitMiB()
+	sb.pidsSeen, sb.pidsLimit = sb.cg.pidsHits(), sb.cg.pidsLimit()
 	awaitAdopted(sb)
 	b.running[id] = sb
 	go b.watch(sb)
@@ -286,6 +307,9 @@ func (b *Backend) Exec(ctx context.Context, id string, req backends.ExecRequest)
 	code, err := agent.Exec(ctx, b.dialer(sb), agent.Request{Args: req.Args, Env: req.Env, Dir: req.Dir, TTY: req.TTY},
 		stream.IO{Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr, Signals: req.Signals, Resizes: req.Resizes})
 	var se *agent.StartError
+	if errors.As(err, &se) && se.Kind == agent.RefusedInvalid {
+		return -1, &backends.InvalidError{Message: se.Message}
+	}
 	if errors.As(err, &se) {
 		// as a shell reports a command it cannot run
 		if req.Stderr != nil {
@@ -298,18 +322,23 @@ func (b *Backend) Exec(ctx context.Context, id string, req backends.ExecRequest)
 }
 
 // checkOOM tells the controller about processes the kernel killed for
-// want of memory since the last look.
+// want of memory, and forks the process limit refused, since the last look.
 func (b *Backend) checkOOM(ctx context.Context, id string, sb *sandbox) {
 	if sb.cg == nil {
 		return
 	}
-	n := sb.cg.ooms()
+	n, hits := sb.cg.ooms(), sb.cg.pidsHits()
 	b.mu.Lock()
-	fresh := n - sb.oomsSeen
-	sb.oomsSeen = n
+	fresh, freshHits := n-sb.oomsSeen, hits-sb.pidsSeen
+	sb.oomsSeen, sb.pidsSeen = n, hits
 	b.mu.Unlock()
 	if fresh > 0 {
-		b.tell(ctx, id, fmt.Sprintf("out of memory: the kernel killed %d process(es) at the %d MiB limit", fresh, sb.limitMiB))
+		b.tellEvent(ctx, backends.Event{ID: id, OOMKills: fresh,
+			Message: fmt.Sprintf("out of memory: the kernel killed %d process(es) at the %d MiB limit", fresh, sb.limitMiB)})
+	}
+	if freshHits > 0 {
+		b.tellEvent(ctx, backends.Event{ID: id, PidsLimitHits: freshHits,
+			Message: fmt.Sprintf("process limit: %d new process(es) refused at the limit of %d", freshHits, sb.pidsLimit)})
 	}
 }
 

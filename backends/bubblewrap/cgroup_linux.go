@@ -19,12 +19,14 @@ type cgroup struct {
 	v2     string // folder in the unified hierarchy
 	memory string // v1 memory folder
 	cpu    string // v1 cpu folder
+	pids   string // v1 pids folder
 }
 
 // limits is what a cgroup could enforce.
 type limits struct {
 	memoryMiB int64 // 0: not enforced
 	cpus      int   // 0: not enforced
+	pids      int64 // 0: not enforced
 }
 
 // makeCgroup creates the sandbox's cgroup under this process's own and
@@ -32,7 +34,7 @@ type limits struct {
 // the reason comes back for the sandbox's events; a host without usable
 // cgroups still runs sandboxes. The sandbox joins it before it drops to
 // its own user (as root) or as the user itself.
-func makeCgroup(id string, memoryMiB int64, cpus int) (*cgroup, limits, error) {
+func makeCgroup(id string, memoryMiB int64, cpus int, pids int64) (*cgroup, limits, error) {
 	own := host.OwnCgroups()
 	name := "sandboxdesk-" + id
 	cg := &cgroup{}
@@ -50,6 +52,9 @@ func makeCgroup(id string, memoryMiB int64, cpus int) (*cgroup, limits, error) {
 			}
 			if cpus > 0 && write(dir, "cpu.max", strconv.Itoa(cpus*100000)+" 100000") == nil {
 				got.cpus = cpus
+			}
+			if pids > 0 && write(dir, "pids.max", strconv.FormatInt(pids, 10)) == nil {
+				got.pids = pids
 			}
 		}
 	}
@@ -75,6 +80,17 @@ func makeCgroup(id string, memoryMiB int64, cpus int) (*cgroup, limits, error) {
 				}
 			}
 		}
+		if dir, ok := own.V1["pids"]; ok && pids > 0 {
+			d := filepath.Join(dir, name)
+			if err := os.Mkdir(d, 0o755); err != nil && !os.IsExist(err) {
+				errs = append(errs, fmt.Errorf("cgroup v1 pids: %w", err))
+			} else {
+				cg.pids = d
+				if write(d, "pids.max", strconv.FormatInt(pids, 10)) == nil {
+					got.pids = pids
+				}
+			}
+		}
 	}
 	if got.memoryMiB == 0 && len(errs) == 0 {
 		errs = append(errs, errors.New("no cgroup with a memory controller this user may write"))
@@ -94,7 +110,7 @@ func write(dir, file, value string) error {
 // procsFiles are the files a process writes its pid to to join.
 func (c *cgroup) procsFiles() []string {
 	var out []string
-	for _, d := range []string{c.v2, c.memory, c.cpu} {
+	for _, d := range c.dirs() {
 		if d != "" {
 			out = append(out, filepath.Join(d, "cgroup.procs"))
 		}
@@ -114,6 +130,11 @@ func (c *cgroup) ooms() int {
 	default:
 		return 0
 	}
+	return countIn(file, key)
+}
+
+// countIn reads the count of key from a cgroup's "key N" lines.
+func countIn(file, key string) int {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return 0
@@ -126,6 +147,36 @@ func (c *cgroup) ooms() int {
 		}
 	}
 	return 0
+}
+
+// dirs are the cgroup's folders, "" for those it has not.
+func (c *cgroup) dirs() []string { return []string{c.v2, c.memory, c.cpu, c.pids} }
+
+// pidsHits is how many forks the pids limit has refused: the "max" count
+// of pids.events, which cgroup v2 and v1 (since Linux 4.3) both keep.
+func (c *cgroup) pidsHits() int {
+	dir := c.v2
+	if dir == "" {
+		dir = c.pids
+	}
+	if dir == "" {
+		return 0
+	}
+	return countIn(filepath.Join(dir, "pids.events"), "max")
+}
+
+// current is how many processes and threads the cgroup holds now.
+func (c *cgroup) current() int {
+	dir := c.v2
+	if dir == "" {
+		dir = c.pids
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "pids.current"))
+	if dir == "" || err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n
 }
 
 // memoryLimitMiB reads back the memory limit the cgroup enforces; 0 when
@@ -153,7 +204,7 @@ func (c *cgroup) memoryLimitMiB() int64 {
 
 // remove kills whatever is still in the cgroup and deletes its folders.
 func (c *cgroup) remove() {
-	for _, d := range []string{c.v2, c.memory, c.cpu} {
+	for _, d := range c.dirs() {
 		if d == "" {
 			continue
 		}
@@ -197,5 +248,42 @@ func findCgroup(id string) *cgroup {
 	if d, ok := own.V1["cpu"]; ok {
 		cg.cpu = exists(filepath.Join(d, name))
 	}
+	if d, ok := own.V1["pids"]; ok {
+		cg.pids = exists(filepath.Join(d, name))
+	}
 	return cg
+}
+
+// hostPidSpace reads how many pids and threads the host hands out.
+func hostPidSpace() (pidMax, threadsMax int64) {
+	read := func(name string) int64 {
+		b, err := os.ReadFile("/proc/sys/kernel/" + name)
+		if err != nil {
+			return 0
+		}
+		n, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		return n
+	}
+	return read("pid_max"), read("threads-max")
+}
+
+// pidsLimit reads back the process limit the cgroup enforces; 0 when none
+// is (no pids cgroup, or "max").
+func (c *cgroup) pidsLimit() int64 {
+	dir := c.v2
+	if dir == "" {
+		dir = c.pids
+	}
+	if dir == "" {
+		return 0
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "pids.max"))
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
 }

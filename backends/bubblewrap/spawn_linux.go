@@ -113,6 +113,21 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 	}
 	inherited = append(inherited, sock)
 	l.AgentFD = 3 + len(inherited) - 1
+	// the agent writes one byte here once it accepts calls; every holder
+	// of the write end is in the sandbox, so end of file means it is gone
+	ready, signal, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	defer signal.Close()
+	handed := false // ready goes to the sandbox record, or is closed here
+	defer func() {
+		if !handed {
+			ready.Close()
+		}
+	}()
+	inherited = append(inherited, signal)
+	l.ReadyFD = 3 + len(inherited) - 1
 	hardening, err := launchFiles(&l, 3+len(inherited))
 	if err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
@@ -155,6 +170,7 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 	}
 	err = startInOwnKeyring(cmd)
 	gate.Close()
+	signal.Close()
 	if nat != nil {
 		nat.closeBwrapEnds()
 	}
@@ -162,7 +178,7 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 		return nil, fmt.Errorf("start bwrap: %w", err)
 	}
 	st, _ := startTime(cmd.Process.Pid)
-	sb := &sandbox{id: id, ctl: ctl, pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{})}
+	sb := &sandbox{id: id, ctl: ctl, pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{}), ready: ready}
 	go func() {
 		cmd.Wait()
 		sb.reason = exitReason(cmd.ProcessState)
@@ -188,31 +204,41 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 			return nil, err
 		}
 	}
+	handed = true
 	return sb, nil
 }
 
-// awaitAgent waits until the agent answers, or says why bwrap gave up.
-// The socket exists before bwrap starts, so a dial succeeds at once and
-// the ping waits in the socket's queue for the agent to accept it; when
-// every holder of the socket is gone it fails instead.
+// awaitAgent waits until the agent says it accepts calls (one byte on
+// the readiness pipe), or says why bwrap gave up: the pipe ends without
+// that byte when every process of the sandbox is gone.
 func (b *Backend) awaitAgent(ctx context.Context, sb *sandbox) error {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	for delay := time.Millisecond; ; delay = min(delay*2, 50*time.Millisecond) {
-		_, err := agent.Call(ctx, b.dialer(sb), agent.Request{Op: "ping"})
-		if err == nil {
+	defer sb.ready.Close()
+	said := make(chan bool, 1)
+	go func() {
+		var c [1]byte
+		n, _ := sb.ready.Read(c[:])
+		said <- n == 1
+	}()
+	select {
+	case ok := <-said:
+		if ok {
 			return nil
 		}
+		// end of file: the sandbox is ending; say how once it has
 		select {
 		case <-sb.exited:
-			log, _ := readCtl(sb.ctl, logFileName)
-			// bwrap names the paths it failed on, and an image chose them
-			return fmt.Errorf("bwrap exited at start (%s): %s", sb.reason, printable(strings.TrimSpace(string(log))))
 		case <-ctx.Done():
-			return fmt.Errorf("the sandbox's agent did not answer: %w", ctx.Err())
-		case <-time.After(delay):
+			return fmt.Errorf("the sandbox's agent ended at start: %w", ctx.Err())
 		}
+	case <-sb.exited:
+	case <-ctx.Done():
+		return fmt.Errorf("the sandbox's agent did not start: %w", ctx.Err())
 	}
+	log, _ := readCtl(sb.ctl, logFileName)
+	// bwrap names the paths it failed on, and an image chose them
+	return fmt.Errorf("bwrap exited at start (%s): %s", sb.reason, printable(strings.TrimSpace(string(log))))
 }
 
 func (b *Backend) dialer(sb *sandbox) agent.Dialer {

@@ -89,7 +89,8 @@ func TestHostileStartErrorShownAsText(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := r.spec("escape")
-	_, err = b.Start(t.Context(), withMemory(s, 128))
+	s.MemoryMiB = 128
+	_, err = b.Start(t.Context(), s)
 	if err == nil {
 		b.Remove(context.Background(), s.ID)
 		t.Fatal("the sandbox started on a bwrap that fails")

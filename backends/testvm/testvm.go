@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -271,8 +272,26 @@ func (b *Backend) Exec(ctx context.Context, id string, req backends.ExecRequest)
 	cmd := exec.CommandContext(ctx, req.Args[0], req.Args[1:]...)
 	cmd.Dir = v.Workspace
 	cmd.Env = append(os.Environ(), req.Env...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = req.Stdin, req.Stdout, req.Stderr
-	err := cmd.Run()
+	cmd.Stdout, cmd.Stderr = req.Stdout, req.Stderr
+	// as the real agent does: the command's end ends the exec, even when
+	// the caller's stdin stays open (exec.Cmd would wait for its copier)
+	var err error
+	if req.Stdin != nil {
+		pr, pw, perr := os.Pipe()
+		if perr != nil {
+			return -1, fmt.Errorf("testvm: stdin pipe: %w", perr)
+		}
+		cmd.Stdin = pr
+		go func() { io.Copy(pw, req.Stdin); pw.Close() }()
+		defer pw.Close()
+		err = cmd.Start()
+		pr.Close()
+		if err == nil {
+			err = cmd.Wait()
+		}
+	} else {
+		err = cmd.Run()
+	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return exit.ExitCode(), nil

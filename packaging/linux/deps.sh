@@ -9,9 +9,14 @@ set -eu
 # bubblewrap: the Linux sandbox backend; slirp4netns: its outbound-only
 # network (network "on"); iproute2: the network tests' own test host.
 # xvfb, xauth: a display for tests and screenshots. dbus-x11: a session
-# bus for the tray. imagemagick and xdotool: screenshots. busybox-static:
-# real root filesystems for image tests.
-PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap slirp4netns iproute2 xvfb xauth dbus-x11 imagemagick xdotool busybox-static ca-certificates git"
+# bus for the tray; openbox and haskell-gtk-sni-tray-utils: a window
+# manager and a StatusNotifier host for the tray check and the tray
+# screenshot. imagemagick and xdotool: screenshots. busybox-static: real
+# root filesystems for image tests. qemu-system-x86: VM sandboxes (their
+# tests build a guest image from Debian's kernel package, fetched with
+# apt-get download, never installed). wine64, gcc-mingw-w64-x86-64: the
+# Windows build's tests (and the Windows app) run under Wine.
+PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap slirp4netns iproute2 xvfb xauth dbus-x11 openbox haskell-gtk-sni-tray-utils imagemagick xdotool busybox-static qemu-system-x86 ca-certificates git wine64 gcc-mingw-w64-x86-64"
 
 if [ "${1:-}" = "--list" ]; then
 	echo "$PACKAGES"

@@ -1,0 +1,239 @@
+//go:build linux
+
+package vm
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"sandboxdesk/backends"
+	"sandboxdesk/backends/agent"
+	"sandboxdesk/backends/vm/channel"
+)
+
+// fakeDriver "boots" a machine whose agent is served in this process, so
+// the core's rules run without a hypervisor; the qemu package boots real
+// ones.
+type fakeDriver struct {
+	mu       sync.Mutex
+	machines map[string]*fakeHandle // by folder
+	booted   []Machine
+}
+
+type fakeHandle struct {
+	mem    int64
+	exited chan struct{}
+	once   sync.Once
+}
+
+func (d *fakeDriver) CanCheckpoint() bool                 { return false }
+func (d *fakeDriver) Name() string                        { return "fake" }
+func (d *fakeDriver) Accel(context.Context, Image) string { return "tcg" }
+
+func (d *fakeDriver) Boot(_ context.Context, m Machine) (Handle, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	h := &fakeHandle{mem: m.MemoryMiB, exited: make(chan struct{})}
+	d.machines[m.Dir] = h
+	d.booted = append(d.booted, m)
+	return h, nil
+}
+
+func (d *fakeDriver) Attach(_ context.Context, dir string) (Handle, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	h := d.machines[dir]
+	if h == nil {
+		return nil, ErrGone
+	}
+	select {
+	case <-h.exited:
+		return nil, ErrGone
+	default:
+		return h, nil
+	}
+}
+
+func (h *fakeHandle) Agent(context.Context) (io.ReadWriteCloser, error) {
+	host, guestEnd := net.Pipe()
+	l, err := channel.Listen(guestEnd)
+	if err != nil {
+		return nil, err
+	}
+	srv := &agent.Server{Env: os.Environ(), Ops: map[string]func(agent.Request) int{
+		"poweroff": func(agent.Request) int { go h.end(); return 0 },
+	}}
+	go srv.Serve(l)
+	return host, nil
+}
+
+func (h *fakeHandle) end()                                     { h.once.Do(func() { close(h.exited) }) }
+func (h *fakeHandle) MemoryMiB(context.Context) (int64, error) { return h.mem, nil }
+func (h *fakeHandle) Kill(context.Context) error               { h.end(); return nil }
+func (h *fakeHandle) Exited() <-chan struct{}                  { return h.exited }
+func (h *fakeHandle) Save(context.Context, string) error       { return errors.New("no checkpoints here") }
+func (h *fakeHandle) Close() error                             { return nil }
+
+// writeImage makes an image folder with a manifest whose sums match.
+func writeImage(t *testing.T, dir, name string) {
+	t.Helper()
+	d := filepath.Join(dir, name)
+	os.MkdirAll(d, 0o755)
+	sum := func(file, content string) File {
+		os.WriteFile(filepath.Join(d, file), []byte(content), 0o644)
+		h := sha256.Sum256([]byte(content))
+		return File{File: file, SHA256: hex.EncodeToString(h[:])}
+	}
+	m := Manifest{Name: name, Arch: runtime.GOARCH, Flavor: "tiny", Kernel: sum("vmlinuz", "kernel"), Initrd: sum("initrd.gz", "initrd")}
+	data, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(d, "manifest.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type events struct {
+	mu  sync.Mutex
+	got []backends.Event
+}
+
+func (e *events) notify(_ context.Context, ev backends.Event) {
+	e.mu.Lock()
+	e.got = append(e.got, ev)
+	e.mu.Unlock()
+}
+func (e *events) exits() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := 0
+	for _, ev := range e.got {
+		if ev.Exited {
+			n++
+		}
+	}
+	return n
+}
+
+func newFake(t *testing.T) (*Backend, *fakeDriver, *events, string) {
+	t.Helper()
+	images := t.TempDir()
+	writeImage(t, images, "tiny")
+	d := &fakeDriver{machines: map[string]*fakeHandle{}}
+	dir := t.TempDir()
+	b, err := New(Config{Dir: dir, Images: images, Driver: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &events{}
+	b.SetNotify(ev.notify)
+	return b, d, ev, images
+}
+
+func TestStartReservesWhatItBootsWith(t *testing.T) {
+	for _, mem := range []int64{1024, 2048, 6144} {
+		b, d, _, _ := newFake(t)
+		st, err := b.Start(t.Context(), backends.Spec{ID: "s1", Name: "web", Image: backends.Image{Name: "tiny"}, MemoryMiB: mem, Workspace: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.ReservedMiB != mem || d.booted[0].MemoryMiB != mem {
+			t.Errorf("decided %d: reserved %d, booted with %d", mem, st.ReservedMiB, d.booted[0].MemoryMiB)
+		}
+	}
+}
+
+func TestStartRefuses(t *testing.T) {
+	b, _, _, images := newFake(t)
+	ws := t.TempDir()
+	tests := []struct {
+		name string
+		spec backends.Spec
+	}{
+		{"unknown image", backends.Spec{ID: "s1", Image: backends.Image{Name: "nope"}, Workspace: ws, MemoryMiB: 1024}},
+		{"other digest", backends.Spec{ID: "s1", Image: backends.Image{Name: "tiny", Digest: "sha256:00"}, Workspace: ws, MemoryMiB: 1024}},
+		{"id with a slash", backends.Spec{ID: "../x", Image: backends.Image{Name: "tiny"}, Workspace: ws, MemoryMiB: 1024}},
+		{"no memory decided", backends.Spec{ID: "s1", Image: backends.Image{Name: "tiny"}, Workspace: ws, MemoryMiB: 0}},
+	}
+	for _, tt := range tests {
+		if _, err := b.Start(t.Context(), tt.spec); err == nil {
+			t.Errorf("%s: started", tt.name)
+		}
+	}
+	// a kernel changed after the build is never booted
+	os.WriteFile(filepath.Join(images, "tiny", "vmlinuz"), []byte("another kernel"), 0o644)
+	_, err := b.Start(t.Context(), backends.Spec{ID: "s2", Image: backends.Image{Name: "tiny"}, Workspace: ws, MemoryMiB: 1024})
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("does not match its manifest")) {
+		t.Errorf("a changed kernel: %v", err)
+	}
+}
+
+func TestMachineEndingOnItsOwnIsNews(t *testing.T) {
+	b, d, ev, _ := newFake(t)
+	ctx := t.Context()
+	for _, id := range []string{"a", "b"} {
+		if _, err := b.Start(ctx, backends.Spec{ID: id, Image: backends.Image{Name: "tiny"}, Workspace: t.TempDir(), MemoryMiB: 1024}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a is stopped: that is not news
+	if _, err := b.Stop(ctx, "a", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	// b ends by itself
+	d.machines[filepath.Join(b.cfg.Dir, "b")].end()
+	for i := 0; i < 500 && ev.exits() == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := ev.exits(); n != 1 {
+		t.Errorf("%d exit events, want 1 (for b only): %+v", n, ev.got)
+	}
+	if _, err := b.Exec(ctx, "b", backends.ExecRequest{Args: []string{"true"}}); !errors.Is(err, backends.ErrNotRunning) {
+		t.Errorf("exec in an ended machine: %v", err)
+	}
+}
+
+func TestAdoptAndRemove(t *testing.T) {
+	b, d, _, images := newFake(t)
+	ctx := t.Context()
+	ws := t.TempDir()
+	if _, err := b.Start(ctx, backends.Spec{ID: "s1", Image: backends.Image{Name: "tiny"}, Workspace: ws, MemoryMiB: 1024}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(ws, "keep"), []byte("mine"), 0o644)
+	b.Close()
+	// a second backend over the same folder: the next controller
+	b2, err := New(Config{Dir: b.cfg.Dir, Images: images, Driver: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := b2.Observe(ctx)
+	if err != nil || len(obs) != 1 || !obs[0].Running {
+		t.Fatalf("observed %+v, %v", obs, err)
+	}
+	if code, err := b2.Exec(ctx, "s1", backends.ExecRequest{Args: []string{"true"}}); err != nil || code != 0 {
+		t.Errorf("exec in the adopted machine: %d, %v", code, err)
+	}
+	if err := b2.Remove(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(b.cfg.Dir, "s1")); !os.IsNotExist(err) {
+		t.Errorf("the machine's folder outlived remove: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "keep")); err != nil {
+		t.Errorf("remove touched the workspace: %v", err)
+	}
+	if obs, _ := b2.Observe(ctx); len(obs) != 0 {
+		t.Errorf("after remove: %+v", obs)
+	}
+}

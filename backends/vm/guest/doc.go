@@ -1,0 +1,74 @@
+// Package guest is what runs inside a VM sandbox: a small init (mount the
+// kernel's file systems, load the virtio modules, mount the workspace,
+// name the host, bring up the network) and the agent of package agent,
+// served over the channel to the host. It is built static for the guest
+// by `make guest-image` and runs as the initrd's /init.
+//
+// Settings come from the kernel command line, written by the host:
+//
+//	sandboxdesk.hostname=NAME   the sandbox's hostname
+//	sandboxdesk.net=on|off|host the user-mode network: outbound only, none,
+//	                            or with the host's loopback too
+//	sandboxdesk.share=TAG       the 9p tag of the workspace
+//	sandboxdesk.port=NAME       the virtio-serial port of the agent
+//
+// Commands run as the guest's user (uid 1000) in /workspace; the agent
+// itself runs as root so it can power the machine off.
+package guest
+
+import "strings"
+
+// Settings are what the host asks of the guest at boot.
+type Settings struct {
+	Hostname string
+	Network  string // "on" (outbound only), "off" or "host"
+	Share    string
+	Port     string
+}
+
+// DefaultPort and DefaultShare name the agent's port and the workspace's
+// share when the command line does not.
+const (
+	DefaultPort  = "sandboxdesk.agent"
+	DefaultShare = "workspace"
+)
+
+// UserUID is the guest user commands run as.
+const UserUID = 1000
+
+// ParseCmdline reads the settings from a kernel command line.
+func ParseCmdline(cmdline string) Settings {
+	s := Settings{Hostname: "sandbox", Network: "off", Share: DefaultShare, Port: DefaultPort}
+	for _, f := range strings.Fields(cmdline) {
+		k, v, _ := strings.Cut(f, "=")
+		switch k {
+		case "sandboxdesk.hostname":
+			if ValidHostname(v) {
+				s.Hostname = v
+			}
+		case "sandboxdesk.net":
+			if v == "on" || v == "host" {
+				s.Network = v
+			}
+		case "sandboxdesk.share":
+			s.Share = v
+		case "sandboxdesk.port":
+			s.Port = v
+		}
+	}
+	return s
+}
+
+// ValidHostname says whether name can be written on a kernel command line
+// and set as a hostname as it is: letters, digits, '-' and '.', at most 63.
+func ValidHostname(name string) bool {
+	if name == "" || len(name) > 63 {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
+}

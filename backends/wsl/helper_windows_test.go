@@ -1,0 +1,5 @@
+//go:build windows
+
+package wsl
+
+func waitInterrupt() int { return 1 }

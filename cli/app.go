@@ -1,0 +1,18 @@
+package cli
+
+import "strings"
+
+// WantsApp reports whether args ask for the desktop app rather than a
+// subcommand: none at all, or only a root ("--root DIR"), as a launcher or
+// a person testing may pass.
+func WantsApp(args []string) (root string, ok bool) {
+	switch {
+	case len(args) == 0:
+		return "", true
+	case len(args) == 2 && (args[0] == "--root" || args[0] == "-root"):
+		return args[1], true
+	case len(args) == 1 && strings.HasPrefix(args[0], "--root="):
+		return strings.TrimPrefix(args[0], "--root="), true
+	}
+	return "", false
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestCommandLineLinksNoGraphics: the command line (client and serve)
+// starts without Fyne or GL, and the agent is a plain Go program.
+func TestCommandLineLinksNoGraphics(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not in PATH: cannot list dependencies")
+	}
+	for _, pkg := range []string{"sandboxdesk/cmd/sandboxdesk", "sandboxdesk/cmd/sandboxdesk-agent"} {
+		out, err := exec.Command(gobin, "list", "-deps", pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if strings.HasPrefix(dep, "fyne.io/") || strings.HasPrefix(dep, "github.com/go-gl/") {
+				t.Errorf("%s links %s", pkg, dep)
+			}
+		}
+	}
+}
+
+func TestWantsAppArgsOpenTheApp(t *testing.T) {
+	if _, err := appPath(); err == nil {
+		t.Skip("a sandboxdesk-app lies beside the test binary")
+	}
+	err := openApp(nil)
+	if err == nil || !strings.Contains(err.Error(), "sandboxdesk-app is not beside this command") {
+		t.Fatalf("no app beside: %v", err)
+	}
+}
