@@ -331,7 +331,7 @@ func TestSuiteAsUnprivilegedUser(t *testing.T) {
 	if err := os.WriteFile(bin, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run := []string{bin, "-test.run=^Test(BackgroundProcess|SandboxIdentity|NetworkOff|Escapes|MemoryLimit|ObserveAndAdopt|Imported|DeadSandbox|KilledDuringCreates|Hostile|NAT)", "-test.v", "-test.count=1"}
+	run := []string{bin, "-test.run=^Test(BackgroundProcess|SandboxIdentity|NetworkOff|Escapes|MemoryLimit|ObserveAndAdopt|Imported|DeadSandbox|KilledDuringCreates|AliveThroughExec|Hostile|NAT)", "-test.v", "-test.count=1"}
 	cmd := exec.CommandContext(t.Context(), "setpriv", append([]string{"--reuid=65534", "--regid=65534", "--clear-groups", "--"}, run...)...)
 	if !tunUsableByOthers() {
 		// a desktop's /dev/net/tun is 0666; where it is root's alone, the

@@ -121,9 +121,14 @@ func readPidFile(dir string) (pidFile, bool) {
 	return p, true
 }
 
+// writePidFile replaces the pid file in one step: it is rewritten once
+// the sandbox runs (to add its NAT helper), and a controller killed while
+// writing it must leave the old record or the new one, never a missing or
+// empty one that would make a running sandbox unknown to the next.
 func writePidFile(dir string, p pidFile) error {
 	b, _ := json.Marshal(p)
-	f, err := createCtl(dir, pidFileName)
+	tmp := pidFileName + ".new"
+	f, err := createCtl(dir, tmp)
 	if err != nil {
 		return err
 	}
@@ -131,7 +136,18 @@ func writePidFile(dir string, p pidFile) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	fd, err := openCtl(dir, true)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := unix.Renameat(fd, tmp, fd, pidFileName); err != nil {
+		return fmt.Errorf("record the sandbox's pid: %w", err)
+	}
+	return nil
 }
 
 // createCtl creates a file in a control folder anew, never through a
@@ -178,7 +194,7 @@ func readCtl(dir, name string) ([]byte, error) {
 
 // clearCtl removes what a stopped sandbox leaves in its control folder.
 func clearCtl(dir string) {
-	for _, name := range []string{pidFileName, agentSockName} {
+	for _, name := range []string{pidFileName, pidFileName + ".new", agentSockName} {
 		os.Remove(filepath.Join(dir, name))
 	}
 }

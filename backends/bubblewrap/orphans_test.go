@@ -118,6 +118,7 @@ func TestKilledDuringCreatesLeavesNoOrphans(t *testing.T) {
 		}
 		wg.Wait()
 		if s := unknownProcesses(t, c, root); s != "" {
+			logHistory(t, root)
 			t.Fatalf("run %d: after creating every name again: %s", run, s)
 		}
 		for i := range concurrent {
@@ -200,23 +201,54 @@ func unknownProcesses(t *testing.T, c interface {
 		t.Fatal(err)
 	}
 	running := map[string]bool{}
+	listed := map[string]ipc.Sandbox{}
 	for _, sb := range list {
 		running[sb.ID] = sb.State == ipc.StateRunning
+		listed[sb.ID] = sb
 	}
 	var wrong []string
 	for id, tops := range rootProcesses(root) {
 		if !running[id] {
-			wrong = append(wrong, fmt.Sprintf("%s runs (pids %v) but is not listed as running", id, tops))
+			sb, ok := listed[id]
+			state := "not listed"
+			if ok {
+				state = fmt.Sprintf("%s %s (%s)", sb.Name, sb.State, sb.Error)
+			}
+			wrong = append(wrong, fmt.Sprintf("%s runs (%s) but is %s", id, describe(tops), state))
 		} else if len(tops) > 1 {
-			wrong = append(wrong, fmt.Sprintf("%s runs %d trees (pids %v)", id, len(tops), tops))
+			wrong = append(wrong, fmt.Sprintf("%s runs %d trees (%s)", id, len(tops), describe(tops)))
 		}
 	}
 	return strings.Join(wrong, "; ")
 }
 
+// describe names each process: its pid, state, start time and command.
+func describe(pids []int) string {
+	var out []string
+	for _, pid := range pids {
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		st, _ := startTime(pid)
+		state := "?"
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 {
+			if f := strings.Fields(string(stat[i+1:])); len(f) > 1 {
+				state = f[0] + " ppid " + f[1]
+			}
+		}
+		line := strings.ReplaceAll(string(cmd), "\x00", " ")
+		if len(line) > 160 {
+			line = line[:160] + "..."
+		}
+		out = append(out, fmt.Sprintf("pid %d %s started %d: %s", pid, state, st, line))
+	}
+	return strings.Join(out, "; ")
+}
+
 // rootProcesses finds the process trees of root's sandboxes: by sandbox
 // ID, the processes that name its folder on their command line (the
-// start script, bwrap) and whose parent does not.
+// start script, the launcher, bwrap) and whose parent does not. A process
+// caught in an exec shows no command line for a moment; it is read again
+// (readCmdline), or a tree mid-start would pass for no tree.
 func rootProcesses(root string) map[string][]int {
 	ids, _ := os.ReadDir(filepath.Join(root, "sandboxes"))
 	owner := map[int]string{}
@@ -227,10 +259,15 @@ func rootProcesses(root string) map[string][]int {
 		if err != nil {
 			continue
 		}
-		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		st, alive := startTime(pid)
+		if !alive {
+			continue
+		}
+		// never misses a sandbox's process in the middle of an exec
+		cmd, _ := readCmdline(pid, st)
 		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
 		i := bytes.LastIndexByte(stat, ')')
-		if _, alive := startTime(pid); !alive || i < 0 {
+		if i < 0 {
 			continue
 		}
 		for _, id := range ids {
@@ -276,6 +313,31 @@ func checkFolders(t *testing.T, c interface {
 		}
 		if b, err := os.ReadFile(filepath.Join(root, "workspaces", name, "keep")); err != nil || string(b) != name {
 			t.Errorf("workspace of %s lost its file: %q, %v", name, b, err)
+		}
+	}
+}
+
+// logHistory logs the events the root's database kept, oldest first: what
+// the controllers did to each sandbox, for a failure to be read.
+func logHistory(t *testing.T, root string) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(root, "state.db")+"?mode=ro")
+	if err != nil {
+		t.Log(err)
+		return
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT at, id, sandbox, state, message FROM events ORDER BY seq")
+	if err != nil {
+		t.Log(err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var at int64
+		var id, name, state, msg string
+		if rows.Scan(&at, &id, &name, &state, &msg) == nil {
+			t.Logf("event %d %s %s %s: %s", at, id, name, state, msg)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // ids is a host user and its group.
@@ -39,9 +40,57 @@ func (p pidFile) alive(id string) bool {
 	if !ok || st != p.StartTime {
 		return false
 	}
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.Pid))
-	mark := "/sandboxes/" + id + "/"
-	return err == nil && bytes.Contains(cmdline, []byte(mark))
+	cmdline, ok := readCmdline(p.Pid, p.StartTime)
+	return ok && bytes.Contains(cmdline, []byte("/sandboxes/"+id+"/"))
+}
+
+// execWait bounds how long readCmdline waits for an exec to finish.
+const execWait = 5 * time.Second
+
+// readCmdline reads the command line of the process pid that started at
+// since. A process in the middle of an exec (the launcher or the start
+// script becoming bwrap, the moment a sandbox starts) has an empty one:
+// the kernel has switched its memory but not yet laid out its arguments,
+// and on a busy host it may stay so for many milliseconds. Taken as it
+// reads then, a running sandbox looks like no sandbox: a new controller
+// would drop its record and a sweep would leave it running. So an empty
+// command line is read again, for as long as the same process lives, until
+// the exec is through. Kernel threads, which never have one, are not
+// waited for.
+func readCmdline(pid int, since uint64) ([]byte, bool) {
+	deadline := time.Now().Add(execWait)
+	for delay := 100 * time.Microsecond; ; delay = min(delay*2, 10*time.Millisecond) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			return nil, false
+		}
+		if len(b) > 0 || kernelThread(pid) || time.Now().After(deadline) {
+			return b, true
+		}
+		time.Sleep(delay)
+		if st, ok := startTime(pid); !ok || st != since {
+			return nil, false
+		}
+	}
+}
+
+// kernelThread reports whether pid is a kernel thread (PF_KTHREAD in the
+// flags of /proc/PID/stat).
+func kernelThread(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 7 {
+		return false
+	}
+	flags, err := strconv.ParseUint(f[6], 10, 64)
+	return err == nil && flags&0x00200000 != 0
 }
 
 // startTime is field 22 of /proc/PID/stat, in clock ticks since boot;
@@ -78,10 +127,11 @@ func sweep(id string, since uint64) {
 		if err != nil {
 			continue
 		}
-		if st, ok := startTime(pid); !ok || st < since {
+		st, ok := startTime(pid)
+		if !ok || st < since {
 			continue
 		}
-		if cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.Contains(cmdline, mark) {
+		if cmdline, ok := readCmdline(pid, st); ok && bytes.Contains(cmdline, mark) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
