@@ -91,7 +91,7 @@ func (c *Controller) build(ctx context.Context, prefix, name, full string, s sha
 		Backend: s.Backend, Image: s.Image.Name, ImageDigest: s.Image.Digest,
 		MemoryMiB: s.MemoryMiB, CPUs: s.CPUs, DiskMiB: s.DiskMiB, Pids: s.Pids, Network: s.Network,
 		NestedUserns: s.NestedUserns,
-		IdleTimeout: s.IdleTimeout, MaxLifetime: s.MaxLifetime, StopGrace: s.StopGrace,
+		IdleTimeout:  s.IdleTimeout, MaxLifetime: s.MaxLifetime, StopGrace: s.StopGrace,
 		State: ipc.StateStopped, CreatedAt: c.clock.Now(),
 	}
 	// a failed create leaves nothing behind: no state folder, and no
@@ -206,7 +206,7 @@ func (c *Controller) boot(ctx context.Context, full string, m measured) error {
 		Image:     backends.Image{Name: r.Image, Digest: r.ImageDigest},
 		MemoryMiB: d.MemoryMiB, CPUs: pick(r.CPUs, d.CPUs), DiskMiB: pick(r.DiskMiB, d.DiskMiB), Pids: r.Pids, Network: r.Network,
 		NestedUserns: r.NestedUserns,
-		Workspace: c.workspace(r.FullName), StateDir: c.stateDir(r.ID),
+		Workspace:    c.workspace(r.FullName), StateDir: c.stateDir(r.ID),
 	}
 	c.Progress(r.FullName, 0, "starting ("+r.Backend+")")
 	started, err := b.Start(ctx, spec)

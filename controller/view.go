@@ -44,7 +44,7 @@ func (c *Controller) viewLocked(r *record) ipc.Sandbox {
 		MemoryMiB: r.MemoryMiB, ReservedMiB: r.ReservedMiB, MemoryLimitMiB: r.LimitMiB,
 		CPUs: r.CPUs, DiskMiB: r.DiskMiB, Network: string(r.Network),
 		NestedUserns: r.NestedUserns,
-		Pids: r.Pids, PidsLimit: r.PidsLimit, DiskLimitMiB: r.DiskLimitMiB,
+		Pids:         r.Pids, PidsLimit: r.PidsLimit, DiskLimitMiB: r.DiskLimitMiB,
 		OOMKills: r.OOMKills, PidsLimitHits: r.PidsLimitHits, LastNotice: r.LastNotice,
 		QueuePosition: c.queuePositionLocked(r.FullName),
 		Checkpoint:    !r.CheckpointAt.IsZero(), Workspace: c.workspace(r.FullName), Error: r.Error,
