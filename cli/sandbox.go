@@ -59,7 +59,7 @@ func (f *durationFlag) value() *int64 {
 
 var createCommand = command{
 	summary: "create a sandbox, or reuse the one of that name if it still serves, and start it",
-	usage:   "NAME [--backend NAME] [--image IMAGE] [--memory SIZE] [--cpus N] [--disk SIZE] [--pids N] [--idle-timeout DUR] [--max-lifetime DUR] [--stop-grace DUR] [--network on|off|host] [--replace]",
+	usage:   "NAME [--backend NAME] [--image IMAGE] [--memory SIZE] [--cpus N] [--disk SIZE] [--pids N] [--idle-timeout DUR] [--max-lifetime DUR] [--stop-grace DUR] [--network on|off|host] [--nested-userns] [--replace]",
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		image := fs.String("image", "", "image to start from (default: the backend's, 'host' on Linux)")
 		backend := fs.String("backend", "", "vm or bubblewrap on Linux (default: the platform's; images lists what each offers)")
@@ -76,12 +76,13 @@ var createCommand = command{
 		fs.Var(&life, "max-lifetime", "stop this long after creation (default: none)")
 		fs.Var(&grace, "stop-grace", "how long stop waits before it kills (default: 10s)")
 		network := fs.String("network", "on", "on (outbound only, through a NAT), off (none), or host (the host's own network, loopback services included)")
+		nested := fs.Bool("nested-userns", false, "let processes inside make user namespaces of their own (rootless containers); off by default, it opens more of the kernel")
 		replace := fs.Bool("replace", false, "remove the sandbox and its workspace first, then build clean")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) != 1 {
 				return usagef("create takes one sandbox name")
 			}
-			req := ipc.CreateRequest{Name: args[0], Prefix: e.prefix, Backend: *backend, Image: *image, Network: *network, Replace: *replace,
+			req := ipc.CreateRequest{Name: args[0], Prefix: e.prefix, Backend: *backend, Image: *image, Network: *network, NestedUserns: *nested, Replace: *replace,
 				IdleTimeoutMs: idle.ceiling(), MaxLifetimeMs: life.ceiling(), StopGraceMs: grace.value()}
 			if memory.set {
 				v := memory.size.MiB()
@@ -293,11 +294,16 @@ func sandboxDetail(sb ipc.Sandbox, now time.Time) [][]string {
 		{"Name", sb.Name}, {"ID", sb.ID}, {"State", stateWord(sb)}, {"Image", sb.Image}, {"Backend", sb.Backend},
 		{"Memory", memoryWord(sb)}, {"CPUs", cpusWord(sb.CPUs)}, {"Disk", diskWord(sb)}, {"Processes", pidsWord(sb)},
 		{"Network", networkWord(sb.Network)},
+	}
+	if sb.NestedUserns {
+		rows = append(rows, []string{"Nested user namespaces", "allowed"})
+	}
+	rows = append(rows, [][]string{
 		{"Idle timeout", msWord(sb.IdleTimeoutMs)}, {"Max lifetime", msWord(sb.MaxLifetimeMs)},
 		{"Stop grace", time.Duration(sb.StopGraceMs * int64(time.Millisecond)).String()},
 		{"Created", sb.CreatedAt.Local().Format(time.DateTime) + " (" + ago(now.Sub(sb.CreatedAt)) + ")"},
 		{"Workspace", sb.Workspace},
-	}
+	}...)
 	if sb.Prefix != "" {
 		rows = append(rows[:1], append([][]string{{"Fleet", sb.Prefix}}, rows[1:]...)...)
 	}

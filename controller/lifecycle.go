@@ -90,7 +90,8 @@ func (c *Controller) build(ctx context.Context, prefix, name, full string, s sha
 		ID: id, FullName: full, Prefix: prefix, Name: name,
 		Backend: s.Backend, Image: s.Image.Name, ImageDigest: s.Image.Digest,
 		MemoryMiB: s.MemoryMiB, CPUs: s.CPUs, DiskMiB: s.DiskMiB, Pids: s.Pids, Network: s.Network,
-		IdleTimeout: s.IdleTimeout, MaxLifetime: s.MaxLifetime, StopGrace: s.StopGrace,
+		NestedUserns: s.NestedUserns,
+		IdleTimeout:  s.IdleTimeout, MaxLifetime: s.MaxLifetime, StopGrace: s.StopGrace,
 		State: ipc.StateStopped, CreatedAt: c.clock.Now(),
 	}
 	// a failed create leaves nothing behind: no state folder, and no
@@ -204,7 +205,8 @@ func (c *Controller) boot(ctx context.Context, full string, m measured) error {
 		ID: r.ID, Name: r.FullName, Root: c.root,
 		Image:     backends.Image{Name: r.Image, Digest: r.ImageDigest},
 		MemoryMiB: d.MemoryMiB, CPUs: pick(r.CPUs, d.CPUs), DiskMiB: pick(r.DiskMiB, d.DiskMiB), Pids: r.Pids, Network: r.Network,
-		Workspace: c.workspace(r.FullName), StateDir: c.stateDir(r.ID),
+		NestedUserns: r.NestedUserns,
+		Workspace:    c.workspace(r.FullName), StateDir: c.stateDir(r.ID),
 	}
 	c.Progress(r.FullName, 0, "starting ("+r.Backend+")")
 	started, err := b.Start(ctx, spec)

@@ -40,6 +40,8 @@ type meta struct {
 	MaxLifetimeMs int64       `json:"maxLifetimeMs"`
 	StopGraceMs   int64       `json:"stopGraceMs"`
 	CreatedAt     time.Time   `json:"createdAt"`
+	// NestedUserns is absent from files written before it existed: off.
+	NestedUserns bool `json:"nestedUserns,omitempty"`
 }
 
 var idRE = regexp.MustCompile(`^sb-[0-9a-f]{16}$`)
@@ -48,7 +50,7 @@ func metaOf(r *record) meta {
 	return meta{ID: r.ID, Prefix: r.Prefix, Name: r.Name, Backend: r.Backend, Image: r.Image, ImageDigest: r.ImageDigest,
 		MemoryMiB: r.MemoryMiB, CPUs: r.CPUs, DiskMiB: r.DiskMiB, Network: metaNetwork(r.Network),
 		IdleTimeoutMs: r.IdleTimeout.Milliseconds(), MaxLifetimeMs: r.MaxLifetime.Milliseconds(),
-		StopGraceMs: r.StopGrace.Milliseconds(), CreatedAt: r.CreatedAt}
+		StopGraceMs: r.StopGrace.Milliseconds(), CreatedAt: r.CreatedAt, NestedUserns: r.NestedUserns}
 }
 
 // writeMeta writes r's sandbox.json into dir atomically: a file of its
@@ -109,6 +111,7 @@ func readMeta(dir, id string) (record, error) {
 		Image: m.Image, ImageDigest: m.ImageDigest, MemoryMiB: m.MemoryMiB, CPUs: m.CPUs, DiskMiB: m.DiskMiB,
 		Network: backends.Network(m.Network), IdleTimeout: ms(m.IdleTimeoutMs), MaxLifetime: ms(m.MaxLifetimeMs),
 		StopGrace: ms(m.StopGraceMs), State: ipc.StateStopped, CreatedAt: m.CreatedAt.UTC(),
+		NestedUserns: m.NestedUserns,
 	}, nil
 }
 

@@ -17,6 +17,8 @@ type shape struct {
 	Backend string
 	Image   backends.Image
 	Network backends.Network
+	// NestedUserns: user namespaces inside the sandbox are allowed.
+	NestedUserns bool
 
 	// capacities: meet-or-exceed
 	MemoryMiB int64
@@ -77,6 +79,7 @@ func (c *Controller) validate(ctx context.Context, req ipc.CreateRequest) (shape
 		return shape{}, err
 	}
 	s.Image = img
+	s.NestedUserns = req.NestedUserns
 	if s.Network, err = backends.ParseNetwork(req.Network); err != nil {
 		return shape{}, ipc.Errorf(ipc.ErrInvalid, "%v", err)
 	}
@@ -188,6 +191,8 @@ func serves(r *record, s shape, now time.Time, h held) (bool, string) {
 		return false, fmt.Sprintf("image %s, asked %s", imageWord(r.Image, r.ImageDigest), imageWord(s.Image.Name, s.Image.Digest))
 	case r.Network != s.Network:
 		return false, fmt.Sprintf("network %s, asked %s", r.Network, s.Network)
+	case r.NestedUserns != s.NestedUserns:
+		return false, fmt.Sprintf("nested user namespaces %s, asked %s", onOff(r.NestedUserns), onOff(s.NestedUserns))
 	}
 	mem, cpus, disk := h.memoryMiB, h.cpus, h.diskMiB
 	// a running sandbox holds the limit its backend enforces; a stopped one
@@ -246,4 +251,11 @@ func imageWord(name, digest string) string {
 		digest = digest[:19]
 	}
 	return name + "@" + digest
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }

@@ -83,6 +83,9 @@ ALTER TABLE sandboxes ADD COLUMN oom_kills INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sandboxes ADD COLUMN pids_limit_hits INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sandboxes ADD COLUMN last_notice TEXT NOT NULL DEFAULT '';
 ALTER TABLE sandboxes ADD COLUMN last_notice_at INTEGER;`,
+	// 4: user namespaces allowed inside the sandbox; off for all before
+	4: `
+ALTER TABLE sandboxes ADD COLUMN nested_userns INTEGER NOT NULL DEFAULT 0;`,
 }
 
 func openStore(ctx context.Context, path string) (*store, error) {
@@ -152,7 +155,7 @@ const sandboxColumns = `id, full_name, prefix, name, backend, image, image_diges
 	disk_mib, network, idle_timeout_ms, max_lifetime_ms, stop_grace_ms, state, reserved_mib,
 	limit_mib, created_at, started_at, last_used_at, checkpoint_at, error, restore, cpus_held,
 	disk_held_mib, pids, pids_limit, disk_limit_mib, oom_kills, pids_limit_hits, last_notice,
-	last_notice_at`
+	last_notice_at, nested_userns`
 
 // record is a sandbox as the controller keeps it.
 type record struct {
@@ -182,6 +185,8 @@ type record struct {
 	OOMKills, PidsLimitHits int
 	LastNotice              string
 	LastNoticeAt            time.Time
+	// NestedUserns: user namespaces inside the sandbox are allowed.
+	NestedUserns bool
 }
 
 func (r *record) args() []any {
@@ -190,7 +195,8 @@ func (r *record) args() []any {
 		r.StopGrace.Milliseconds(), string(r.State), r.ReservedMiB, r.LimitMiB, r.CreatedAt.UnixNano(),
 		nullTime(r.StartedAt), nullTime(r.LastUsedAt), nullTime(r.CheckpointAt), r.Error, r.Restore,
 		r.HeldCPUs, r.HeldDiskMiB,
-		r.Pids, r.PidsLimit, r.DiskLimitMiB, r.OOMKills, r.PidsLimitHits, r.LastNotice, nullTime(r.LastNoticeAt)}
+		r.Pids, r.PidsLimit, r.DiskLimitMiB, r.OOMKills, r.PidsLimitHits, r.LastNotice, nullTime(r.LastNoticeAt),
+		r.NestedUserns}
 }
 
 func nullTime(t time.Time) any {
@@ -208,7 +214,8 @@ func scanRecord(sc interface{ Scan(...any) error }) (record, error) {
 	err := sc.Scan(&r.ID, &r.FullName, &r.Prefix, &r.Name, &r.Backend, &r.Image, &r.ImageDigest,
 		&r.MemoryMiB, &r.CPUs, &r.DiskMiB, &network, &idle, &life, &grace, &state, &r.ReservedMiB,
 		&r.LimitMiB, &created, &started, &used, &checkpoint, &r.Error, &r.Restore, &r.HeldCPUs,
-		&r.HeldDiskMiB, &r.Pids, &r.PidsLimit, &r.DiskLimitMiB, &r.OOMKills, &r.PidsLimitHits, &r.LastNotice, &noticed)
+		&r.HeldDiskMiB, &r.Pids, &r.PidsLimit, &r.DiskLimitMiB, &r.OOMKills, &r.PidsLimitHits, &r.LastNotice, &noticed,
+		&r.NestedUserns)
 	if err != nil {
 		return record{}, err
 	}

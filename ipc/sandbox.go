@@ -45,6 +45,9 @@ type Sandbox struct {
 	// Network is "on" (outbound only, through a NAT), "off" (none) or
 	// "host" (the host's own network, its loopback services included).
 	Network string `json:"network"`
+	// NestedUserns: processes inside may make user namespaces of their
+	// own (off unless the create asked).
+	NestedUserns bool `json:"nestedUserns,omitempty"`
 	// Pids is the sandbox's own limit on processes and threads; 0 means
 	// the backend's default.
 	Pids int64 `json:"pids"`
@@ -89,6 +92,10 @@ type CreateRequest struct {
 	// Network is "on" (the default: outbound only, through a NAT), "off"
 	// (no network) or "host" (the host's own network, loopback included).
 	Network string `json:"network,omitempty"`
+	// NestedUserns lets processes inside make user namespaces of their
+	// own (rootless containers, some browsers' sandboxes). Off by default:
+	// it opens more of the kernel to the sandbox.
+	NestedUserns bool `json:"nestedUserns,omitempty"`
 	// Replace removes the sandbox and its workspace first. It is an action,
 	// never stored.
 	Replace bool `json:"replace,omitempty"`

@@ -49,6 +49,14 @@ err=$(sd create n --network bridge 2>&1 >/dev/null); code=$?
 check "bad network status" "$code" "2"
 check "bad network lines" "$(printf '%s\n' "$err" | wc -l | tr -d ' ')" "1"
 
+# nested user namespaces: refused unless asked for, then allowed and shown
+sd exec w -- unshare -U -r id -u >/dev/null 2>&1 && fail "a default sandbox made a user namespace" || ok
+check "nested userns asked" "$(sd create nest --nested-userns --json | field nestedUserns)" "true"
+check "nested userns inside" "$(sd exec nest -- unshare -U -r id -u 2>&1)" "0"
+case $(sd inspect nest) in *"Nested user namespaces"*allowed*) ok ;; *) fail "inspect does not show nested user namespaces" ;; esac
+case $(sd inspect w) in *"Nested user namespaces"*) fail "inspect shows nested user namespaces on a default sandbox" ;; *) ok ;; esac
+sd rm nest >/dev/null
+
 # exec: exit status, stdin, 100 MiB intact
 sd exec w -- sh -c 'exit 7'
 check "exec exit status" "$?" "7"
