@@ -33,6 +33,11 @@ IFS=$IFS_WAS
 # of the machine that took the screenshots
 rm -f "$ROOT.bin/sandboxdesk"
 cp "$BIN" "$ROOT.bin/sandboxdesk"
+# the app and the agent ship beside the command line, which finds them there
+for sibling in sandboxdesk-app sandboxdesk-agent; do
+	rm -f "$ROOT.bin/$sibling"
+	cp "$(dirname "$BIN")/$sibling" "$ROOT.bin/$sibling"
+done
 n=77
 while [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
 Xvfb ":$n" -screen 0 1000x640x24 >/dev/null 2>&1 &

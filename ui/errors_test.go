@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,5 +58,31 @@ func TestTerminalIsTitledWithTheSandbox(t *testing.T) {
 	mac := strings.Join(terminalCommand("darwin", "sandboxdesk: agent-1", args, none).Args, " ")
 	if !strings.Contains(mac, `set custom title of front window to "sandboxdesk: agent-1"`) {
 		t.Errorf("darwin: %s", mac)
+	}
+}
+
+func TestCommandLineBesideTheApp(t *testing.T) {
+	tests := []struct {
+		app     string
+		present []string
+		want    string
+	}{
+		{"/opt/sandboxdesk/bin/sandboxdesk-app", []string{"/opt/sandboxdesk/bin/sandboxdesk"}, "/opt/sandboxdesk/bin/sandboxdesk"},
+		{"/opt/sandboxdesk/bin/sandboxdesk-app", nil, "/opt/sandboxdesk/bin/sandboxdesk-app"},
+		{"/opt/sandboxdesk/sandboxdesk-app.exe", []string{"/opt/sandboxdesk/sandboxdesk.exe"}, "/opt/sandboxdesk/sandboxdesk.exe"},
+		{"/usr/bin/sandboxdesk", []string{"/usr/bin/sandboxdesk"}, "/usr/bin/sandboxdesk"},
+	}
+	for _, tt := range tests {
+		exists := func(p string) bool {
+			for _, q := range tt.present {
+				if filepath.FromSlash(q) == p {
+					return true
+				}
+			}
+			return false
+		}
+		if got := commandLine(filepath.FromSlash(tt.app), exists); got != filepath.FromSlash(tt.want) {
+			t.Errorf("commandLine(%q) = %q, want %q", tt.app, got, tt.want)
+		}
 	}
 }

@@ -5,11 +5,32 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 )
 
 var executable = os.Executable
+
+// commandLine is the program a person runs for `shell`: the command line
+// shipped beside the app (sandboxdesk beside sandboxdesk-app), or the
+// app itself, which also answers subcommands, where it stands alone.
+func commandLine(app string, exists func(string) bool) string {
+	dir, base := filepath.Split(app)
+	ext := filepath.Ext(base)
+	if strings.TrimSuffix(base, ext) != "sandboxdesk-app" {
+		return app
+	}
+	if cli := filepath.Join(dir, "sandboxdesk"+ext); exists(cli) {
+		return cli
+	}
+	return app
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
+}
 
 // openShell opens a shell of a running sandbox, or says how to open one
 // by hand.
@@ -36,7 +57,7 @@ func (e *noTerminal) Error() string { return "no terminal to open; run: " + e.co
 func (u *App) terminalShell(name string) error {
 	exe := "sandboxdesk"
 	if p, err := executable(); err == nil {
-		exe = p
+		exe = commandLine(p, fileExists)
 	}
 	args := []string{exe, "shell", name, "--root", u.root}
 	cmd := terminalCommand(runtime.GOOS, "sandboxdesk: "+name, args, exec.LookPath)
