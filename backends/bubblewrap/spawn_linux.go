@@ -197,8 +197,8 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 		if err := b.startNAT(ctx, sb, nat, run); err != nil {
 			b.kill(sb)
 			sweep(id, sb.pid.StartTime)
-			if log, _ := readCtl(ctl, logFileName); len(strings.TrimSpace(string(log))) > 0 {
-				err = fmt.Errorf("%w (bwrap: %s)", err, printable(strings.TrimSpace(string(log))))
+			if said := bwrapSaid(ctl); said != "" {
+				err = fmt.Errorf("%w (bwrap: %s)", err, said)
 			}
 			clearCtl(ctl)
 			return nil, err
@@ -236,9 +236,15 @@ func (b *Backend) awaitAgent(ctx context.Context, sb *sandbox) error {
 	case <-ctx.Done():
 		return fmt.Errorf("the sandbox's agent did not start: %w", ctx.Err())
 	}
-	log, _ := readCtl(sb.ctl, logFileName)
-	// bwrap names the paths it failed on, and an image chose them
-	return fmt.Errorf("bwrap exited at start (%s): %s", sb.reason, printable(strings.TrimSpace(string(log))))
+	return fmt.Errorf("bwrap exited at start (%s): %s", sb.reason, bwrapSaid(sb.ctl))
+}
+
+// bwrapSaid is what bwrap wrote to its log in the control folder, as
+// text a terminal shows literally: bwrap names the paths it failed on,
+// and an image chose them.
+func bwrapSaid(ctl string) string {
+	log, _ := readCtl(ctl, logFileName)
+	return printable(strings.TrimSpace(string(log)))
 }
 
 func (b *Backend) dialer(sb *sandbox) agent.Dialer {
