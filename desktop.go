@@ -20,6 +20,7 @@ import (
 	"sandboxdesk/ipc"
 	"sandboxdesk/stream"
 	"sandboxdesk/ui"
+	"sandboxdesk/wire"
 )
 
 // appID identifies the app to the desktop (preferences, notifications).
@@ -111,7 +112,7 @@ func connect(ctx context.Context, root string, log *slog.Logger, say func(string
 		if !errors.Is(err, ipc.ErrConflict) {
 			return nil, nil, err
 		}
-		sock := &ipc.SocketClient{Path: ipc.SocketPath(root)}
+		sock := &wire.SocketClient{Path: wire.SocketPath(root)}
 		if answers(ctx, sock) {
 			return sock, nil, nil
 		}
@@ -135,11 +136,11 @@ func serve(ctx context.Context, c *controller.Controller, log *slog.Logger) (ipc
 			log.Error("serve", "err", err)
 		}
 	}()
-	return ipc.NewLocal(ctx, &controller.Service{C: c}), served, nil
+	return wire.NewLocal(ctx, &controller.Service{C: c}), served, nil
 }
 
 // answers reports whether the controller behind sock serves requests.
-func answers(ctx context.Context, sock *ipc.SocketClient) bool {
+func answers(ctx context.Context, sock *wire.SocketClient) bool {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	var st any // only whether a reply came matters

@@ -19,7 +19,7 @@ import (
 	"sandboxdesk/backends/agent"
 	"sandboxdesk/controller"
 	"sandboxdesk/daemon"
-	"sandboxdesk/ipc"
+	"sandboxdesk/wire"
 )
 
 // TestMain makes this test binary the agent inside the sandboxes its
@@ -76,7 +76,7 @@ func serveRoot(t *testing.T, backend string) string {
 		<-done
 		os.RemoveAll(root)
 	})
-	client := &ipc.SocketClient{Path: ipc.SocketPath(root)}
+	client := &wire.SocketClient{Path: wire.SocketPath(root)}
 	for i := 0; i < 500 && !answers(t.Context(), client); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}

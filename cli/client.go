@@ -8,6 +8,7 @@ import (
 	"sandboxdesk/controller"
 	"sandboxdesk/ipc"
 	"sandboxdesk/sandboxes"
+	"sandboxdesk/wire"
 )
 
 // rootPath resolves --root (or its defaults).
@@ -31,7 +32,7 @@ func (e *env) existing(ctx context.Context) (ipc.Client, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	c := &ipc.SocketClient{Path: ipc.SocketPath(root)}
+	c := &wire.SocketClient{Path: wire.SocketPath(root)}
 	if !answers(ctx, c) {
 		return nil, root, nil
 	}

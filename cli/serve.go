@@ -14,6 +14,7 @@ import (
 	"sandboxdesk/controller"
 	"sandboxdesk/daemon"
 	"sandboxdesk/ipc"
+	"sandboxdesk/wire"
 )
 
 var serveCommand = command{
@@ -34,7 +35,7 @@ var serveCommand = command{
 			if err != nil {
 				return err
 			}
-			log.Info("serving", "root", root, "pid", os.Getpid(), "socket", ipc.SocketPath(root))
+			log.Info("serving", "root", root, "pid", os.Getpid(), "socket", wire.SocketPath(root))
 			err = daemon.Serve(ctx, c, log)
 			log.Info("stopped", "root", root)
 			return err

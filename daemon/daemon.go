@@ -15,7 +15,7 @@ import (
 
 	"sandboxdesk/backends/testvm"
 	"sandboxdesk/controller"
-	"sandboxdesk/ipc"
+	"sandboxdesk/wire"
 )
 
 // BackendEnv picks another backend than the platform's: "testvm" runs the
@@ -54,7 +54,7 @@ func Serve(ctx context.Context, c *controller.Controller, log *slog.Logger) erro
 	}
 	ctx, quit := context.WithCancel(ctx)
 	defer quit()
-	l, err := ipc.Listen(ipc.SocketPath(c.Root()))
+	l, err := wire.Listen(wire.SocketPath(c.Root()))
 	if err != nil {
 		c.Close()
 		return err
@@ -70,9 +70,9 @@ func Serve(ctx context.Context, c *controller.Controller, log *slog.Logger) erro
 	if err := watchImages(ctx, c); err != nil {
 		log.Warn("new images will show after a restart", "err", err)
 	}
-	srv := &ipc.Server{Handler: &controller.Service{C: c, Quit: quit}, Log: log}
+	srv := &wire.Server{Handler: &controller.Service{C: c, Quit: quit}, Log: log}
 	serveErr := srv.Serve(ctx, l)
-	os.Remove(ipc.SocketPath(c.Root()))
+	os.Remove(wire.SocketPath(c.Root()))
 	// a restore waiting for a slot is called off by ctx; one booting
 	// finishes, and is then stopped (and marked to restore) below
 	<-restored

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"sandboxdesk/ipc"
+	"sandboxdesk/wire"
 )
 
 // startWait bounds how long Connect waits for a controller it started.
@@ -35,7 +36,7 @@ type Controller struct {
 // CLI reaches a controller too.
 func Connect(ctx context.Context, ctl Controller) (ipc.Client, error) {
 	root := ctl.Root
-	c := &ipc.SocketClient{Path: ipc.SocketPath(root)}
+	c := &wire.SocketClient{Path: wire.SocketPath(root)}
 	if Answers(ctx, c) {
 		return c, nil
 	}

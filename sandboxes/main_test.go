@@ -19,6 +19,7 @@ import (
 	"sandboxdesk/controller"
 	"sandboxdesk/ipc"
 	"sandboxdesk/sandboxes"
+	"sandboxdesk/wire"
 )
 
 // asSandboxdesk marks this test binary started as the sandboxdesk program
@@ -82,7 +83,7 @@ func run(m *testing.M) int {
 // process has gone, so the root can be removed.
 func quit(root string) {
 	ctx := context.Background()
-	c := &ipc.SocketClient{Path: ipc.SocketPath(root)}
+	c := &wire.SocketClient{Path: wire.SocketPath(root)}
 	var st ipc.Status
 	if c.Call(ctx, ipc.StatusRequest{}, &st) != nil || c.Call(ctx, ipc.QuitRequest{}, nil) != nil {
 		return
@@ -136,7 +137,7 @@ func TestOpenStartsOneController(t *testing.T) {
 				t.Errorf("hello: %+v, %v", h, err)
 			}
 			var st ipc.Status
-			if err := (&ipc.SocketClient{Path: ipc.SocketPath(root)}).Call(t.Context(), ipc.StatusRequest{}, &st); err != nil {
+			if err := (&wire.SocketClient{Path: wire.SocketPath(root)}).Call(t.Context(), ipc.StatusRequest{}, &st); err != nil {
 				t.Error(err)
 			}
 			pids[i] = st.Pid
