@@ -18,6 +18,7 @@ import (
 	"sandboxdesk/controller"
 	"sandboxdesk/daemon"
 	"sandboxdesk/ipc"
+	"sandboxdesk/rules"
 	"sandboxdesk/stream"
 	"sandboxdesk/ui"
 	"sandboxdesk/wire"
@@ -31,7 +32,7 @@ const appID = "dev.sandboxdesk.app"
 // where there is no tray, or a client asking the controller to quit).
 // The sandboxes stop before the process ends.
 func runDesktop(rootFlag string) int {
-	root, err := controller.ResolveRoot(rootFlag)
+	root, err := rules.ResolveRoot(rootFlag)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sandboxdesk:", err)
 		return 1

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"sandboxdesk/controller"
+	"sandboxdesk/rules"
 )
 
 // Exit statuses.
@@ -49,7 +49,7 @@ type env struct {
 func newFlagSet(name string, cmd command, e *env) (*flag.FlagSet, func(context.Context, *env, []string) error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Var((*rootFlag)(&e.root), "root", "root folder holding sandboxes and state (default: per-user data folder, or $"+controller.RootEnv+")")
+	fs.Var((*rootFlag)(&e.root), "root", "root folder holding sandboxes and state (default: per-user data folder, or $"+rules.RootEnv+")")
 	fs.StringVar(&e.prefix, "prefix", "", "fleet prefix: sandboxes are named PREFIX-NAME")
 	fs.BoolVar(&e.json, "json", false, "print one JSON document instead of a table")
 	fs.BoolVar(&e.help, "help", false, "show this help")

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"sandboxdesk/cli"
-	"sandboxdesk/controller"
 	"sandboxdesk/ipc"
+	"sandboxdesk/rules"
 	"sandboxdesk/sandboxes"
 	"sandboxdesk/wire"
 )
@@ -70,11 +70,11 @@ func run(m *testing.M) int {
 	os.Setenv("PATH", filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
 	os.Setenv(asSandboxdesk, "1")
 	if shared := os.Getenv(testRootEnv); shared != "" {
-		os.Setenv(controller.RootEnv, shared)
+		os.Setenv(rules.RootEnv, shared)
 		return m.Run()
 	}
 	root := filepath.Join(dir, "root")
-	os.Setenv(controller.RootEnv, root)
+	os.Setenv(rules.RootEnv, root)
 	defer quit(root)
 	return m.Run()
 }
