@@ -17,8 +17,8 @@ import (
 	"github.com/creack/pty"
 
 	"sandboxdesk/backends/agent"
-	"sandboxdesk/controller"
 	"sandboxdesk/daemon"
+	"sandboxdesk/rootlock"
 	"sandboxdesk/wire"
 )
 
@@ -252,7 +252,7 @@ func TestQuitWaitsForTheController(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "stopped the controller") || !strings.Contains(errs, "stopping the controller for") {
 		t.Fatalf("quit: %d %q %q", code, out, errs)
 	}
-	if pid, err := controller.LockHolder(root); pid != 0 || err != nil {
+	if pid, err := rootlock.Holder(root); pid != 0 || err != nil {
 		t.Errorf("after quit the root is still held by pid %d (%v)", pid, err)
 	}
 	code, out, _ = runIn(t.Context(), root, nil, "quit")

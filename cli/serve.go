@@ -11,9 +11,9 @@ import (
 	"syscall"
 	"time"
 
-	"sandboxdesk/controller"
 	"sandboxdesk/daemon"
 	"sandboxdesk/ipc"
+	"sandboxdesk/rootlock"
 	"sandboxdesk/wire"
 )
 
@@ -55,7 +55,7 @@ var quitCommand = command{
 				return err
 			}
 			// the lock finds a controller whose socket is gone or silent
-			pid, err := controller.LockHolder(root)
+			pid, err := rootlock.Holder(root)
 			if err != nil {
 				return err
 			}
@@ -99,7 +99,7 @@ func waitReleased(ctx context.Context, w io.Writer, root string, limit time.Dura
 	start := time.Now()
 	next := start.Add(10 * time.Second)
 	for {
-		pid, err := controller.LockHolder(root)
+		pid, err := rootlock.Holder(root)
 		if err != nil {
 			return err
 		}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sandboxdesk/controller"
+	"sandboxdesk/rootlock"
 	"strings"
 	"time"
 
@@ -94,7 +94,7 @@ const holderWait = 3 * time.Minute
 // It reports whether the holder came to answer; false with no error means
 // the root is free.
 func awaitHolder(ctx context.Context, c ipc.Client, root string, notices io.Writer) (bool, error) {
-	pid, err := controller.LockHolder(root)
+	pid, err := rootlock.Holder(root)
 	if err != nil || pid == 0 {
 		return false, nil // no lock to read: try to start one, which says why not
 	}
@@ -103,7 +103,7 @@ func awaitHolder(ctx context.Context, c ipc.Client, root string, notices io.Writ
 		if Answers(ctx, c) {
 			return true, nil
 		}
-		if pid, err := controller.LockHolder(root); err == nil && pid == 0 {
+		if pid, err := rootlock.Holder(root); err == nil && pid == 0 {
 			return false, nil
 		}
 		select {
