@@ -15,7 +15,6 @@ import (
 	"fyne.io/fyne/v2/app"
 
 	"sandboxdesk/assets"
-	"sandboxdesk/controller"
 	"sandboxdesk/daemon"
 	"sandboxdesk/ipc"
 	"sandboxdesk/rules"
@@ -103,12 +102,12 @@ func quitApp(a fyne.App) {
 func connect(ctx context.Context, root string, log *slog.Logger, say func(string)) (ipc.Client, <-chan struct{}, error) {
 	waiting := false
 	for {
-		c, err := daemon.Open(ctx, root, log)
+		d, err := daemon.Open(ctx, root, log)
 		if err == nil {
 			if waiting {
 				say("")
 			}
-			return serve(ctx, c, log)
+			return serve(ctx, d, log)
 		}
 		if !errors.Is(err, ipc.ErrConflict) {
 			return nil, nil, err
@@ -129,15 +128,18 @@ func connect(ctx context.Context, root string, log *slog.Logger, say func(string
 	}
 }
 
-func serve(ctx context.Context, c *controller.Controller, log *slog.Logger) (ipc.Client, <-chan struct{}, error) {
+// serve serves the root d owns, for the CLI on its socket, and returns
+// the in-process client the UI uses and a channel closed once the
+// controller has stopped.
+func serve(ctx context.Context, d *daemon.Daemon, log *slog.Logger) (ipc.Client, <-chan struct{}, error) {
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		if err := daemon.Serve(ctx, c, log); err != nil {
+		if err := daemon.Serve(ctx, d, log); err != nil {
 			log.Error("serve", "err", err)
 		}
 	}()
-	return wire.NewLocal(ctx, &controller.Service{C: c}), served, nil
+	return d.Client(ctx), served, nil
 }
 
 // answers reports whether the controller behind sock serves requests.

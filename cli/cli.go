@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -29,10 +30,16 @@ const (
 	ExitUsage   = 2
 )
 
-// IO is where a command reads and writes.
+// IO is where a command reads and writes, and the controller `serve` may
+// run.
 type IO struct {
 	In       io.Reader
 	Out, Err io.Writer
+	// Serve runs the controller of root until ctx ends or a client asks
+	// it to quit (daemon.Run). The command line builds no controller of
+	// its own, so a client alone links none: main hands it this. Nil, the
+	// serve command says it cannot.
+	Serve func(ctx context.Context, root string, log *slog.Logger) error
 }
 
 // env is what every command gets: its streams and the global flags.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,10 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"sandboxdesk/daemon"
 	"sandboxdesk/ipc"
 	"sandboxdesk/rootlock"
-	"sandboxdesk/wire"
 )
 
 var serveCommand = command{
@@ -28,17 +27,12 @@ var serveCommand = command{
 			if err != nil {
 				return err
 			}
+			if e.Serve == nil {
+				return errors.New("this program runs no controller: use the sandboxdesk command, or the app")
+			}
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			log := slog.New(slog.NewTextHandler(e.Err, nil))
-			c, err := daemon.Open(ctx, root, log)
-			if err != nil {
-				return err
-			}
-			log.Info("serving", "root", root, "pid", os.Getpid(), "socket", wire.SocketPath(root))
-			err = daemon.Serve(ctx, c, log)
-			log.Info("stopped", "root", root)
-			return err
+			return e.Serve(ctx, root, slog.New(slog.NewTextHandler(e.Err, nil)))
 		}
 	},
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"sandboxdesk/cli"
+	"sandboxdesk/daemon"
 	"sandboxdesk/ipc"
 	"sandboxdesk/rules"
 	"sandboxdesk/sandboxes"
@@ -38,7 +39,7 @@ func TestMain(m *testing.M) {
 		os.Exit(code)
 	}
 	if os.Getenv(asSandboxdesk) == "1" {
-		os.Exit(cli.Run(context.Background(), os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+		os.Exit(cli.Run(context.Background(), os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Serve: daemon.Run}))
 	}
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		fmt.Println("sandboxes: skipped, bubblewrap is not installed (apt-get install bubblewrap)")
