@@ -1,8 +1,10 @@
 // Package cli is sandboxdesk's command line: the subcommands that people and
 // agents type, their flags, their output (a short aligned table, or one
 // JSON document with --json) and their exit statuses. It is not the
-// controller: commands either compute a plan from measurements on the spot
-// or ask the controller that owns the root.
+// controller and links none: commands either compute a plan from
+// measurements on the spot (package rules) or ask the controller that owns
+// the root, through the Go client agents use (package sandboxes). serve
+// runs the controller main hands it.
 //
 // Exit statuses: 0 success, 1 an operation that failed, 2 bad input or
 // usage. Every error is one line on stderr that says what was wrong.

@@ -14,14 +14,23 @@ import (
 // rootPath resolves --root (or its defaults).
 func (e *env) rootPath() (string, error) { return rules.ResolveRoot(e.root) }
 
-// connect returns a client of the controller that owns the root, starting
-// this program's `serve` for it, detached, when none answers.
+// open returns the sandboxes of --prefix in the root, through the Go
+// client agents use, starting this program's `serve` for the root,
+// detached, when no controller answers.
+func (e *env) open(ctx context.Context) (*sandboxes.Client, error) {
+	exe, _ := os.Executable() // unknown: sandboxdesk on PATH
+	return sandboxes.Open(ctx, sandboxes.Config{Root: e.root, Prefix: e.prefix, Exe: exe, Notices: e.Err})
+}
+
+// connect returns a protocol client of the controller that owns the root,
+// started as open starts it: for the requests the sandboxes client has no
+// call for (images, limits, defaults).
 func (e *env) connect(ctx context.Context) (ipc.Client, error) {
 	root, err := e.rootPath()
 	if err != nil {
 		return nil, err
 	}
-	exe, _ := os.Executable() // unknown: sandboxdesk on PATH
+	exe, _ := os.Executable()
 	return sandboxes.Connect(ctx, sandboxes.Controller{Root: root, Exe: exe, Notices: e.Err})
 }
 
@@ -42,8 +51,13 @@ func (e *env) existing(ctx context.Context) (ipc.Client, string, error) {
 var answers = sandboxes.Answers
 
 // exitFor maps an error from the controller to an exit status: bad input
-// is a usage error (2), anything else a failed operation (1).
+// is a usage error (2), anything else a failed operation (1). The command
+// already names what it was doing, so a sandboxes call's error shows what
+// the controller said, as it is.
 func exitFor(err error) error {
+	if op, ok := errors.AsType[*sandboxes.OpError](err); ok {
+		err = op.Err
+	}
 	if errors.Is(err, ipc.ErrInvalid) {
 		return &usageError{msg: err.Error()}
 	}

@@ -2,6 +2,7 @@ package sandboxes_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -224,4 +225,47 @@ func ExampleClient_Subscribe() {
 	}
 	// Output:
 	// example-events-w is running
+}
+
+// A handle by name asks nothing until it is used: a command line that
+// acts on a name the person typed makes one request, not two. What the
+// controller says comes back in the error as it said it, of its kind.
+func ExampleClient_Sandbox() {
+	ctx := context.Background()
+	sbx, err := sandboxes.Open(ctx, sandboxes.Config{Prefix: "example-handle"})
+	if err != nil {
+		panic(err)
+	}
+	defer sbx.RemoveAll(ctx)
+	sbx.Create(ctx, "w", sandboxes.Shape{})
+	if err := sbx.Sandbox("w").Stop(ctx); err != nil {
+		panic(err)
+	}
+	err = sbx.Sandbox("nope").Stop(ctx)
+	var op *sandboxes.OpError
+	if errors.As(err, &op) {
+		fmt.Printf("%s: %v (not found: %v)\n", op.Op, op.Err, errors.Is(err, sandboxes.ErrNotFound))
+	}
+	sb, _ := sbx.Sandbox("w").Inspect(ctx)
+	fmt.Println(sb.Name, sb.State)
+	// Output:
+	// stop sandbox nope: no sandbox named example-handle-nope (not found: true)
+	// w stopped
+}
+
+// RemoveNames removes several in one request and says which were there.
+func ExampleClient_RemoveNames() {
+	ctx := context.Background()
+	sbx, err := sandboxes.Open(ctx, sandboxes.Config{Prefix: "example-names"})
+	if err != nil {
+		panic(err)
+	}
+	defer sbx.RemoveAll(ctx)
+	a, _ := sbx.Create(ctx, "a", sandboxes.Shape{})
+	a.Stop(ctx) // this host may run only two at once
+	sbx.Create(ctx, "b", sandboxes.Shape{})
+	rep, err := sbx.RemoveNames(ctx, "a", "b", "c")
+	fmt.Println("removed", rep.Removed, "missing", rep.Missing, err)
+	// Output:
+	// removed [a b] missing [c] <nil>
 }
