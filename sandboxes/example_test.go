@@ -269,3 +269,29 @@ func ExampleClient_RemoveNames() {
 	// Output:
 	// removed [a b] missing [c] <nil>
 }
+
+// Limits are the root's, whatever the prefix: a setting wins over the
+// host's recommendation until it is given back (nil).
+func ExampleClient_SetLimits() {
+	ctx := context.Background()
+	sbx, err := sandboxes.Open(ctx, sandboxes.Config{Prefix: "example-limits"})
+	if err != nil {
+		panic(err)
+	}
+	before, err := sbx.Limits(ctx)
+	if err != nil {
+		panic(err)
+	}
+	defer sbx.SetLimits(ctx, before.CustomAtOnce, before.CustomRetained)
+	five := 5
+	lim, err := sbx.SetLimits(ctx, &five, before.CustomRetained)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("at once:", lim.AtOnce, "set:", lim.CustomAtOnce != nil)
+	lim, _ = sbx.SetLimits(ctx, nil, before.CustomRetained)
+	fmt.Println("recommended again:", lim.CustomAtOnce == nil && lim.AtOnce == lim.Recommended.AtOnce)
+	// Output:
+	// at once: 5 set: true
+	// recommended again: true
+}

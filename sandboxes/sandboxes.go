@@ -203,16 +203,6 @@ func (c *Client) RemoveAll(ctx context.Context) ([]string, error) {
 	return rep.Removed, nil
 }
 
-// Limits are how many sandboxes this root runs at once and keeps, and
-// why: the recommendation for this host or a setting.
-func (c *Client) Limits(ctx context.Context) (ipc.Limits, error) {
-	var lim ipc.Limits
-	if err := c.c.Call(ctx, ipc.LimitsRequest{}, &lim); err != nil {
-		return ipc.Limits{}, opError("read the limits", err)
-	}
-	return lim, nil
-}
-
 // Subscribe streams the controller's events (of every prefix) until ctx
 // ends; the channel is closed then, or when the controller goes away.
 func (c *Client) Subscribe(ctx context.Context) (<-chan ipc.Event, error) {
