@@ -19,6 +19,7 @@ import (
 	"sandboxdesk/backends/agent"
 	"sandboxdesk/daemon"
 	"sandboxdesk/rootlock"
+	"sandboxdesk/sandboxes"
 	"sandboxdesk/wire"
 )
 
@@ -77,7 +78,7 @@ func serveRoot(t *testing.T, backend string) string {
 		os.RemoveAll(root)
 	})
 	client := &wire.SocketClient{Path: wire.SocketPath(root)}
-	for i := 0; i < 500 && !answers(t.Context(), client); i++ {
+	for i := 0; i < 500 && !sandboxes.Answers(t.Context(), client); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return root

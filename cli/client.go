@@ -8,7 +8,6 @@ import (
 	"sandboxdesk/ipc"
 	"sandboxdesk/rules"
 	"sandboxdesk/sandboxes"
-	"sandboxdesk/wire"
 )
 
 // rootPath resolves --root (or its defaults).
@@ -22,33 +21,11 @@ func (e *env) open(ctx context.Context) (*sandboxes.Client, error) {
 	return sandboxes.Open(ctx, sandboxes.Config{Root: e.root, Prefix: e.prefix, Exe: exe, Notices: e.Err})
 }
 
-// connect returns a protocol client of the controller that owns the root,
-// started as open starts it: for the requests the sandboxes client has no
-// call for (images, limits, defaults).
-func (e *env) connect(ctx context.Context) (ipc.Client, error) {
-	root, err := e.rootPath()
-	if err != nil {
-		return nil, err
-	}
-	exe, _ := os.Executable()
-	return sandboxes.Connect(ctx, sandboxes.Controller{Root: root, Exe: exe, Notices: e.Err})
+// existing returns the client of a running controller, or nil: for
+// commands that must not start one (quit, and questions a plan answers).
+func (e *env) existing(ctx context.Context) (*sandboxes.Client, error) {
+	return sandboxes.Running(ctx, sandboxes.Config{Root: e.root, Prefix: e.prefix})
 }
-
-// existing returns a client of a running controller, or nil: for commands
-// that must not start one (quit).
-func (e *env) existing(ctx context.Context) (ipc.Client, string, error) {
-	root, err := e.rootPath()
-	if err != nil {
-		return nil, "", err
-	}
-	c := &wire.SocketClient{Path: wire.SocketPath(root)}
-	if !answers(ctx, c) {
-		return nil, root, nil
-	}
-	return c, root, nil
-}
-
-var answers = sandboxes.Answers
 
 // exitFor maps an error from the controller to an exit status: bad input
 // is a usage error (2), anything else a failed operation (1). The command

@@ -77,10 +77,10 @@ var defaultsCommand = command{
 		fs.Var(&committed, "committed", "what if running sandboxes had reserved this much memory in all")
 		return func(ctx context.Context, e *env, args []string) error {
 			if !whatIfGiven(fs) {
-				if c, _, err := e.existing(ctx); err == nil && c != nil {
+				if sbx, err := e.existing(ctx); err == nil && sbx != nil {
 					// what the running controller really has committed
-					var d ipc.Defaults
-					if err := c.Call(ctx, ipc.DefaultsRequest{}, &d); err != nil {
+					d, err := sbx.Defaults(ctx)
+					if err != nil {
 						return exitFor(err)
 					}
 					return e.showDefaults(d, 0)
@@ -129,9 +129,9 @@ var capacityCommand = command{
 		checkpoints := fs.Bool("checkpoints", rules.PlatformCheckpoints(), "plan for a backend that keeps checkpoints (default: whether this platform's backend does)")
 		return func(ctx context.Context, e *env, args []string) error {
 			if !whatIfGiven(fs) {
-				if c, _, err := e.existing(ctx); err == nil && c != nil {
-					var capa ipc.Capacity
-					if err := c.Call(ctx, ipc.CapacityRequest{}, &capa); err != nil {
+				if sbx, err := e.existing(ctx); err == nil && sbx != nil {
+					capa, err := sbx.Capacity(ctx)
+					if err != nil {
 						return exitFor(err)
 					}
 					if e.json {

@@ -9,6 +9,7 @@ import (
 	"sandboxdesk/ipc"
 	"sandboxdesk/rules"
 	"sandboxdesk/units"
+	"sandboxdesk/wire"
 )
 
 // MiB and GiB are sizes for a Shape.
@@ -211,4 +212,20 @@ func (c *Client) Subscribe(ctx context.Context) (<-chan ipc.Event, error) {
 		return nil, opError("subscribe to events", err)
 	}
 	return events, nil
+}
+
+// Running reaches the controller of a root only if one answers there; it
+// starts none. A nil Client with no error means none answers: for what
+// must not start a controller to find out (quit, or a question a plan
+// answers as well without one).
+func Running(ctx context.Context, cfg Config) (*Client, error) {
+	root, err := rules.ResolveRoot(cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	c := &wire.SocketClient{Path: wire.SocketPath(root)}
+	if !Answers(ctx, c) {
+		return nil, nil
+	}
+	return &Client{c: c, root: root, prefix: cfg.Prefix}, nil
 }

@@ -57,3 +57,42 @@ func (c *Client) SetLimits(ctx context.Context, atOnce, retained *int) (ipc.Limi
 	}
 	return lim, nil
 }
+
+// Defaults are what a sandbox that names no size would get if it started
+// now, and the memory budget they come from.
+func (c *Client) Defaults(ctx context.Context) (ipc.Defaults, error) {
+	var d ipc.Defaults
+	if err := c.c.Call(ctx, ipc.DefaultsRequest{}, &d); err != nil {
+		return ipc.Defaults{}, opError("read the defaults", err)
+	}
+	return d, nil
+}
+
+// Capacity is the host as the controller measured it and how many
+// standard sandboxes it recommends.
+func (c *Client) Capacity(ctx context.Context) (ipc.Capacity, error) {
+	var capa ipc.Capacity
+	if err := c.c.Call(ctx, ipc.CapacityRequest{}, &capa); err != nil {
+		return ipc.Capacity{}, opError("read the capacity", err)
+	}
+	return capa, nil
+}
+
+// Status says which process the controller is, and its root.
+func (c *Client) Status(ctx context.Context) (ipc.Status, error) {
+	var st ipc.Status
+	if err := c.c.Call(ctx, ipc.StatusRequest{}, &st); err != nil {
+		return ipc.Status{}, opError("ask the controller", err)
+	}
+	return st, nil
+}
+
+// Quit asks the controller to stop its sandboxes and exit. It returns
+// once the controller has the request, not once it has stopped: the
+// root's lock says that (package rootlock).
+func (c *Client) Quit(ctx context.Context) error {
+	if err := c.c.Call(ctx, ipc.QuitRequest{}, nil); err != nil {
+		return opError("quit the controller", err)
+	}
+	return nil
+}
