@@ -10,6 +10,7 @@
 // It speaks the control protocol of docs/protocol.md over the socket in
 // the root (package wire); when no controller answers, Open starts
 // `sandboxdesk serve` for the root. It runs no sandbox itself and links no
-// controller. The sandboxdesk command line is built on it: create, list,
-// inspect, stop, rm, exec and shell are calls of this package.
+// controller. The sandboxdesk command line is built on it: every command
+// that asks a controller (create, list, inspect, stop, rm, exec, shell,
+// images, limits, defaults, capacity, quit) is a call of this package.
 package sandboxes
