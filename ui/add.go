@@ -88,18 +88,19 @@ func newAddDialog(u *App, r ipc.Ranges) *addDialog {
 	a.about.Importance = widget.WarningImportance
 	a.about.Hide()
 	a.memItem = widget.NewFormItem("Memory", a.memory)
-	a.form = widget.NewForm(widget.NewFormItem("Name", a.name))
+	items := []*widget.FormItem{widget.NewFormItem("Name", a.name)}
 	if len(r.Backends) > 1 {
 		a.backend = widget.NewSelect(r.Backends, a.chooseBackend)
 		a.backendItem = widget.NewFormItem("Backend", a.backend)
-		a.form.AppendItem(a.backendItem)
+		items = append(items, a.backendItem)
 	}
-	for _, it := range []*widget.FormItem{widget.NewFormItem("Image", a.image), a.memItem,
+	items = append(items, widget.NewFormItem("Image", a.image), a.memItem,
 		widget.NewFormItem("CPUs", a.cpus), widget.NewFormItem("Disk", a.disk),
-		widget.NewFormItem("Idle timeout", a.idle), widget.NewFormItem("Max lifetime", a.life)} {
-		a.form.AppendItem(it)
-	}
+		widget.NewFormItem("Idle timeout", a.idle), widget.NewFormItem("Max lifetime", a.life))
+	// before the form is made: it gives a field a line for its hint and
+	// its errors only if it has a hint or a validator by then
 	a.setRanges(r)
+	a.form = widget.NewForm(items...)
 	cancel := widget.NewButton("Cancel", a.close)
 	a.create = widget.NewButton("Create", a.submit)
 	a.create.Importance = widget.HighImportance

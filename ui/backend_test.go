@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -45,6 +47,18 @@ func formLabels(f *widget.Form) []string {
 	return out
 }
 
+// shownTexts are the texts drawn under o: labels, and the hint lines a
+// form draws under its fields.
+func shownTexts(o fyne.CanvasObject) string {
+	var out []string
+	for _, x := range test.LaidOutObjects(o) {
+		if t, ok := x.(*canvas.Text); ok && t.Visible() {
+			out = append(out, t.Text)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // With one backend there is nothing to choose: no Backend field.
 func TestAddOffersNoBackendChoiceWithOne(t *testing.T) {
 	r := newRig(t)
@@ -72,6 +86,12 @@ func TestAddChoosesTheBackend(t *testing.T) {
 	if !reflect.DeepEqual(a.image.Options, []string{"base", "python"}) || a.image.Selected != "base" {
 		t.Errorf("procs images %v, selected %q", a.image.Options, a.image.Selected)
 	}
+	dialog := r.u.win.Canvas().Overlays().Top()
+	for _, hint := range []string{"host processes in a jail, under a memory limit", "empty: the default at start; a limit on the sandbox's processes"} {
+		if !strings.Contains(shownTexts(dialog), hint) {
+			t.Errorf("the dialog does not show %q", hint)
+		}
+	}
 	// a small limit is fine for host processes...
 	a.memory.SetText("512MiB")
 	if err := a.memory.Validate(); err != nil || a.create.Disabled() {
@@ -90,10 +110,14 @@ func TestAddChoosesTheBackend(t *testing.T) {
 	if !a.create.Disabled() {
 		t.Error("Create is enabled with 512 MiB for a VM")
 	}
-	if !strings.Contains(a.memItem.HintText, "a VM holds all of it") {
-		t.Errorf("memory hint for a VM: %q", a.memItem.HintText)
+	if shown := shownTexts(dialog); !strings.Contains(shown, "a VM of its own: slower to start, it holds its memory while it runs") ||
+		!strings.Contains(shown, "1 GiB to 64 GiB for a VM") {
+		t.Errorf("with vm chosen the dialog shows %q", shown)
 	}
 	a.memory.SetText("2GiB")
+	if shown := shownTexts(dialog); !strings.Contains(shown, "empty: the default at start; a VM holds all of it while it runs") {
+		t.Errorf("with vm chosen and 2 GiB typed the dialog shows %q", shown)
+	}
 	a.image.SetSelected("debian")
 	if a.create.Disabled() {
 		t.Fatal("Create stays disabled with 2 GiB for a VM")
