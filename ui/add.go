@@ -179,6 +179,9 @@ func (a *addDialog) chooseBackend(name string) {
 		var r ipc.Ranges
 		err := a.u.client.Call(ctx, ipc.RangesRequest{Backend: name}, &r)
 		a.u.do(func() {
+			if a.backend.Selected != name {
+				return // chosen again meanwhile: that answer fits the fields
+			}
 			if err != nil {
 				a.backend.SetSelected(a.ranges.Backend)
 				a.refusal = failure("Read what the "+name+" backend offers", err).line
