@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"sandboxdesk/controller"
+	"sandboxdesk/daemon"
 	"sandboxdesk/host"
 	"sandboxdesk/ipc"
 	"sandboxdesk/units"
@@ -126,7 +127,7 @@ var capacityCommand = command{
 		fs.Var(&cpus, "sandbox-cpus", "CPUs of the sandbox to plan for (default 2)")
 		fs.Var(&memory, "sandbox-memory", "memory of the sandbox to plan for (default 4GiB)")
 		fs.Var(&disk, "sandbox-disk", "disk of the sandbox to plan for (default 8GiB)")
-		checkpoints := fs.Bool("checkpoints", controller.PlatformCheckpoints(), "plan for a backend that keeps checkpoints (default: whether this platform's backend does)")
+		checkpoints := fs.Bool("checkpoints", daemon.Checkpoints(), "plan for a backend that keeps checkpoints (default: whether this platform's backend does)")
 		return func(ctx context.Context, e *env, args []string) error {
 			if !whatIfGiven(fs) {
 				if c, _, err := e.existing(ctx); err == nil && c != nil {

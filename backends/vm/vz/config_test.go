@@ -1,6 +1,7 @@
 package vz
 
 import (
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -14,20 +15,21 @@ import (
 var mac = Limits{MinMemoryMiB: 128, MaxMemoryMiB: 14336, MinCPUs: 1, MaxCPUs: 8}
 
 // arm64 is the tiny arm64 image as `make guest-image` writes it.
-var arm64 = vm.Image{Dir: "/images/arm64-tiny", Manifest: vm.Manifest{Name: "tiny", Arch: "arm64", Flavor: "tiny",
+var arm64 = vm.Image{Dir: filepath.FromSlash("/images/arm64-tiny"), Manifest: vm.Manifest{Name: "tiny", Arch: "arm64", Flavor: "tiny",
 	Kernel: vm.File{File: "vmlinuz"}, Initrd: vm.File{File: "initrd.gz"}, Cmdline: "console=ttyS0 quiet panic=-1"}}
 
 func TestConfigure(t *testing.T) {
-	const dir, ws = "/sandboxes/vm/s1", "/Users/zoe/work/web"
+	dir, ws := filepath.FromSlash("/sandboxes/vm/s1"), filepath.FromSlash("/Users/zoe/work/web")
+	p := filepath.FromSlash
 	machine := func(mem int64, cpus int, network backends.Network) vm.Machine {
 		return vm.Machine{Dir: dir, Image: arm64, MemoryMiB: mem, CPUs: cpus, Hostname: "web", Workspace: ws, Network: network}
 	}
 	withNAT := "quiet panic=-1 console=hvc0 sandboxdesk.hostname=web sandboxdesk.net=on sandboxdesk.share=workspace sandboxdesk.sharefs=virtiofs sandboxdesk.vsock=6123 sandboxdesk.dhcp=1"
 	base := Config{
-		Kernel: "/images/arm64-tiny/vmlinuz", Initrd: "/images/arm64-tiny/initrd.gz", Cmdline: withNAT,
+		Kernel: p("/images/arm64-tiny/vmlinuz"), Initrd: p("/images/arm64-tiny/initrd.gz"), Cmdline: withNAT,
 		Shares:    []Share{{Tag: "workspace", Path: ws}},
 		NAT:       true,
-		VsockPort: 6123, ConsoleLog: dir + "/console.log", Identity: dir + "/machine-id", Entropy: true,
+		VsockPort: 6123, ConsoleLog: p("/sandboxes/vm/s1/console.log"), Identity: p("/sandboxes/vm/s1/machine-id"), Entropy: true,
 	}
 	sized := func(c Config, mem int64, cpus int) Config { c.MemoryMiB, c.CPUs = mem, cpus; return c }
 	off := sized(base, 4096, 2)
@@ -65,15 +67,16 @@ func TestConfigureDiskAndRestore(t *testing.T) {
 	img := arm64
 	img.Manifest.RootDisk = &vm.File{File: "root.raw"}
 	img.Manifest.Cmdline = "console=ttyS0 root=/dev/vda rw"
-	m := vm.Machine{Dir: "/sb/s2", Image: img, MemoryMiB: 2048, CPUs: 2, Hostname: "db", Workspace: "/ws", Network: backends.NetworkHost, Restore: "checkpoint"}
+	p := filepath.FromSlash
+	m := vm.Machine{Dir: p("/sb/s2"), Image: img, MemoryMiB: 2048, CPUs: 2, Hostname: "db", Workspace: "/ws", Network: backends.NetworkHost, Restore: "checkpoint"}
 	got, err := Configure(m, mac)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []Disk{{Path: "/sb/s2/disk.raw"}}; !reflect.DeepEqual(got.Disks, want) {
+	if want := []Disk{{Path: p("/sb/s2/disk.raw")}}; !reflect.DeepEqual(got.Disks, want) {
 		t.Errorf("disks %+v, want %+v (the sandbox's clone, never the image's disk)", got.Disks, want)
 	}
-	if got.Restore != "/sb/s2/checkpoint" {
+	if got.Restore != p("/sb/s2/checkpoint") {
 		t.Errorf("restore from %q", got.Restore)
 	}
 	if want := "root=/dev/vda rw console=hvc0 sandboxdesk.hostname=db sandboxdesk.net=host sandboxdesk.share=workspace sandboxdesk.sharefs=virtiofs sandboxdesk.vsock=6123 sandboxdesk.dhcp=1"; got.Cmdline != want {
