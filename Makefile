@@ -131,7 +131,8 @@ bench: build
 # are never committed), where the app's VM backend finds them.
 ARCH      ?= amd64
 FLAVOR    ?= tiny
-GUEST_DIR ?= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(HOME)/.cache)/sandboxdesk/guest
+# the folder the app reads (Go's user cache folder: ~/Library/Caches on macOS)
+GUEST_DIR ?= $(if $(filter Darwin,$(shell uname)),$(HOME)/Library/Caches,$(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(HOME)/.cache))/sandboxdesk/guest
 guest-image: go-check
 	sh packaging/guest/build.sh $(ARCH) $(FLAVOR) $(GUEST_DIR)/$(ARCH)-$(FLAVOR)
 
