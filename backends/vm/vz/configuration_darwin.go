@@ -39,10 +39,23 @@ func configuration(c Config) (*vz.VirtualMachineConfiguration, error) {
 			return nil, refused(err)
 		}
 	}
-	if _, err := conf.Validate(); err != nil {
-		return nil, refused(err)
+	if err := validate(conf); err != nil {
+		return nil, err
 	}
 	return conf, nil
+}
+
+// validate asks the framework whether it will build the machine; what it
+// refuses (no entitlement, no virtualization) comes back as one sentence.
+func validate(conf *vz.VirtualMachineConfiguration) error {
+	ok, err := conf.Validate()
+	if err != nil {
+		return refused(err)
+	}
+	if !ok {
+		return explain("the configuration is not valid")
+	}
+	return nil
 }
 
 // console writes the guest's virtio console into the sandbox's log.

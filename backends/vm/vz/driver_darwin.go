@@ -77,10 +77,7 @@ func (d *Driver) Check(img vm.Image) error {
 	if err != nil {
 		return refused(err)
 	}
-	if _, err := conf.Validate(); err != nil {
-		return refused(err)
-	}
-	return nil
+	return validate(conf)
 }
 
 // Boot builds the machine m describes and starts it, or resumes it from
