@@ -38,10 +38,3 @@ func platformBackends(root string) (map[string]controller.Backend, string, error
 	}
 	return map[string]controller.Backend{vm.Name: v}, vm.Name, nil
 }
-
-// platformCheckpoints: whether Virtualization.framework saves machines on
-// this Mac (macOS 14 and later, Apple silicon).
-func platformCheckpoints() bool {
-	d, err := vz.New()
-	return err == nil && d.CanCheckpoint()
-}

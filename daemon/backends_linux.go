@@ -41,12 +41,3 @@ func vmBackend(root string) controller.Backend {
 	}
 	return v
 }
-
-// platformCheckpoints: the VM backend is here, and QEMU saves machines.
-func platformCheckpoints() bool {
-	if imgs, err := vm.LoadImages(GuestDir()); err != nil || len(imgs) == 0 {
-		return false
-	}
-	d, err := qemu.Find()
-	return err == nil && d.CanCheckpoint()
-}

@@ -14,5 +14,3 @@ import (
 func platformBackends(string) (map[string]controller.Backend, string, error) {
 	return nil, "", fmt.Errorf("no sandbox backend for %s (set %s=testvm to try the app)", runtime.GOOS, BackendEnv)
 }
-
-func platformCheckpoints() bool { return false }

@@ -29,6 +29,3 @@ func platformBackends(root string) (map[string]controller.Backend, string, error
 	}
 	return map[string]controller.Backend{wsl.Name: b}, wsl.Name, nil
 }
-
-// platformCheckpoints: a WSL distro keeps no checkpoint.
-func platformCheckpoints() bool { return false }

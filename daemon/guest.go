@@ -20,8 +20,3 @@ func GuestDir() string {
 	}
 	return filepath.Join(cache, "sandboxdesk", "guest")
 }
-
-// Checkpoints says whether this platform's backends keep checkpoints,
-// asked of their drivers without opening a controller: the default of
-// `capacity --checkpoints` when planning for this machine.
-func Checkpoints() bool { return platformCheckpoints() }
