@@ -8,8 +8,9 @@ import (
 	"strings"
 )
 
-// LeaseFile is written once the network has its lease, so the init
-// knows when the network is up.
+// LeaseFile is written once the network has its lease, with the
+// resolv.conf the lease gives: the init knows the network is up, and
+// writes it where the commands look.
 const LeaseFile = "/run/sandboxdesk.lease"
 
 // IsLeaseEvent says whether the init was started by busybox's udhcpc as

@@ -48,8 +48,15 @@ func Setup(log func(string, ...any)) Settings {
 		log("hostname: %v", err)
 	}
 	os.WriteFile("/etc/hostname", []byte(s.Hostname+"\n"), 0o644)
-	if err := network(s); err != nil {
+	resolv, err := network(s)
+	if err != nil {
 		log("network: %v", err)
+	}
+	// written by the init, in the root its commands will see
+	if resolv != "" {
+		if err := os.WriteFile("/etc/resolv.conf", []byte(resolv), 0o644); err != nil {
+			log("resolv.conf: %v", err)
+		}
 	}
 	if err := mountWorkspace(s); err != nil {
 		log("workspace: %v", err)
@@ -96,13 +103,13 @@ func loadModule(path string) error {
 // (the guest 10.0.2.15, the gateway 10.0.2.2, its DNS 10.0.2.3). With
 // "on" the gateway's own address is refused: slirp maps it to the host's
 // loopback, and vz's gateway is the host itself; a sandbox reaches it
-// only with "host".
-func network(s Settings) error {
+// only with "host". It returns the resolv.conf the network needs.
+func network(s Settings) (string, error) {
 	if err := run([]string{"ip", "link", "set", "lo", "up"}); err != nil {
-		return err
+		return "", err
 	}
 	if s.Network != "on" && s.Network != "host" {
-		return nil
+		return "", nil
 	}
 	if s.DHCP {
 		return lease()
@@ -115,15 +122,12 @@ func network(s Settings) error {
 	if s.Network == "on" {
 		steps = append(steps, []string{"ip", "route", "add", "prohibit", "10.0.2.2/32"})
 	}
-	if err := os.WriteFile("/etc/resolv.conf", []byte("nameserver 10.0.2.3\n"), 0o644); err != nil {
-		return err
-	}
 	for _, step := range steps {
 		if err := run(step); err != nil {
-			return err
+			return "", err
 		}
 	}
-	return nil
+	return "nameserver 10.0.2.3\n", nil
 }
 
 // run runs one of busybox's applets.

@@ -14,31 +14,32 @@ import (
 const leaseWait = 20 * time.Second
 
 // lease starts busybox's DHCP client on eth0 with this program as its
-// script, and waits for the first lease. The client stays, renewing the
-// lease, until the machine powers off; the init reaps it.
-func lease() error {
+// script, and waits for the first lease; it returns the lease's
+// resolv.conf. The client stays, renewing the lease, until the machine
+// powers off; the init reaps it.
+func lease() (string, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return err
+		return "", err
 	}
 	os.Remove(LeaseFile)
 	cmd := exec.Command("/bin/busybox", "udhcpc", "-f", "-S", "-i", "eth0", "-t", "20", "-T", "1", "-A", "3", "-s", self)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("udhcpc: %w", err)
+		return "", fmt.Errorf("udhcpc: %w", err)
 	}
 	// never Wait: the init's reaper collects it
 	for deadline := time.Now().Add(leaseWait); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if _, err := os.Stat(LeaseFile); err == nil {
-			return nil
+		if data, err := os.ReadFile(LeaseFile); err == nil {
+			return string(data), nil
 		}
 	}
-	return errors.New("no DHCP lease yet; the network comes up when one is given")
+	return "", errors.New("no DHCP lease yet; the network comes up when one is given")
 }
 
 // Lease applies one event of the DHCP client (this program runs as its
-// script): addresses, routes, resolv.conf, then the mark that the
-// network is up.
+// script): addresses, routes, resolv.conf, and the lease file that tells
+// the init the network is up.
 func Lease(event string, getenv func(string) string) error {
 	cmdline, _ := os.ReadFile("/proc/cmdline")
 	s := ParseCmdline(string(cmdline))
@@ -51,13 +52,14 @@ func Lease(event string, getenv func(string) string) error {
 			return err
 		}
 	}
-	if resolv != "" {
-		if err := os.WriteFile("/etc/resolv.conf", []byte(resolv), 0o644); err != nil {
-			return err
-		}
+	if event != "bound" && event != "renew" {
+		return nil
 	}
-	if event == "bound" || event == "renew" {
-		return os.WriteFile(LeaseFile, []byte(getenv("ip")+"\n"), 0o644)
+	// a renewal updates the resolver in place; the first lease is also
+	// handed to the init, which writes it where commands will look
+	resolv = "# leased by DHCP: " + getenv("ip") + "\n" + resolv
+	if err := os.WriteFile("/etc/resolv.conf", []byte(resolv), 0o644); err != nil {
+		return err
 	}
-	return nil
+	return os.WriteFile(LeaseFile, []byte(resolv), 0o644)
 }

@@ -62,7 +62,7 @@ func TestGuestLeasesItsAddress(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"cat", "/run/sandboxdesk.lease"}, []string{"10.0.2.15"}},
+		{[]string{"cat", "/run/sandboxdesk.lease"}, []string{"# leased by DHCP: 10.0.2.15", "nameserver 10.0.2.3"}},
 		{[]string{"ip", "-4", "addr", "show", "eth0"}, []string{"inet 10.0.2.15/24"}},
 		{[]string{"ip", "route"}, []string{"default via 10.0.2.2 dev eth0", "prohibit 10.0.2.2"}},
 		{[]string{"cat", "/etc/resolv.conf"}, []string{"nameserver 10.0.2.3"}},
