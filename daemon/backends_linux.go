@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"log/slog"
-	"os"
 	"path/filepath"
 
 	"sandboxdesk/backends/bubblewrap"
@@ -10,10 +9,6 @@ import (
 	"sandboxdesk/backends/vm/qemu"
 	"sandboxdesk/controller"
 )
-
-// GuestDirEnv overrides where the VM backend finds its guest images
-// (`make guest-image` writes them to the user's cache folder).
-const GuestDirEnv = "SANDBOXDESK_GUEST_DIR"
 
 func platformBackends(root string) (map[string]controller.Backend, string, error) {
 	b, err := bubblewrap.New(bubblewrap.Config{Root: root})
@@ -45,16 +40,4 @@ func vmBackend(root string) controller.Backend {
 		return nil
 	}
 	return v
-}
-
-// GuestDir is the folder of guest images.
-func GuestDir() string {
-	if d := os.Getenv(GuestDirEnv); d != "" {
-		return d
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(cache, "sandboxdesk", "guest")
 }

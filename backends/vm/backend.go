@@ -194,6 +194,9 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 	if mach.MemoryMiB <= 0 {
 		return backends.Started{}, fmt.Errorf("vm %s: no memory was decided for it", spec.Name)
 	}
+	if f, ok := b.cfg.Driver.(Fitter); ok {
+		mach = f.Fit(mach)
+	}
 	if guest.ValidHostname(spec.Name) {
 		mach.Hostname = spec.Name
 	}

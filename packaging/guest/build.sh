@@ -54,11 +54,13 @@ for applet in $("$WORK/b/bin/busybox" --list-full); do
 	[ -e "$ROOT/$applet" ] || ln -s /bin/busybox "$ROOT/$applet"
 done
 
-# the virtio and 9p modules, in the order their dependencies need
+# the virtio, 9p (qemu), vsock and virtio-fs (vz) modules, in the order
+# their dependencies need
 MODS=$(ls -d "$WORK"/k/lib/modules/*)
 : >"$ROOT/lib/modules/sandboxdesk.order"
 for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_console \
-	netfs fscache 9pnet 9pnet_virtio 9p failover net_failover virtio_net virtio_blk; do
+	netfs fscache 9pnet 9pnet_virtio 9p failover net_failover virtio_net virtio_blk \
+	vsock vmw_vsock_virtio_transport_common vmw_vsock_virtio_transport fuse virtiofs; do
 	ko=$(find "$MODS/kernel" -name "$m.ko" -o -name "$m.ko.xz" | head -1)
 	if [ -z "$ko" ]; then
 		grep -q "/$m.ko" "$MODS/modules.builtin" || { echo "guest-image: module $m is neither in $KPKG nor built in" >&2; exit 1; }

@@ -48,10 +48,17 @@ func Setup(log func(string, ...any)) Settings {
 		log("hostname: %v", err)
 	}
 	os.WriteFile("/etc/hostname", []byte(s.Hostname+"\n"), 0o644)
-	if err := network(s.Network); err != nil {
+	resolv, err := network(s)
+	if err != nil {
 		log("network: %v", err)
 	}
-	if err := mountWorkspace(s.Share); err != nil {
+	// written by the init, in the root its commands will see
+	if resolv != "" {
+		if err := os.WriteFile("/etc/resolv.conf", []byte(resolv), 0o644); err != nil {
+			log("resolv.conf: %v", err)
+		}
+	}
+	if err := mountWorkspace(s); err != nil {
 		log("workspace: %v", err)
 	}
 	return s
@@ -91,46 +98,62 @@ func loadModule(path string) error {
 	return nil
 }
 
-// network brings up loopback and, when asked, the user-mode network's
-// fixed addresses (QEMU's slirp: the guest 10.0.2.15, the gateway
-// 10.0.2.2, its DNS 10.0.2.3). With "on" the gateway's own address is
-// refused: slirp maps it to the host's loopback, which a sandbox reaches
-// only with "host".
-func network(mode string) error {
-	steps := [][]string{{"ip", "link", "set", "lo", "up"}}
-	if mode == "on" || mode == "host" {
-		steps = append(steps,
-			[]string{"ip", "link", "set", "eth0", "up"},
-			[]string{"ip", "addr", "add", "10.0.2.15/24", "dev", "eth0"},
-			[]string{"ip", "route", "add", "default", "via", "10.0.2.2"},
-		)
+// network brings up loopback and, when asked, the user-mode network:
+// leased by DHCP (vz's NAT), or QEMU's slirp with its fixed addresses
+// (the guest 10.0.2.15, the gateway 10.0.2.2, its DNS 10.0.2.3). With
+// "on" the gateway's own address is refused: slirp maps it to the host's
+// loopback, and vz's gateway is the host itself; a sandbox reaches it
+// only with "host". It returns the resolv.conf the network needs.
+func network(s Settings) (string, error) {
+	if err := run([]string{"ip", "link", "set", "lo", "up"}); err != nil {
+		return "", err
 	}
-	if mode == "on" {
+	if s.Network != "on" && s.Network != "host" {
+		return "", nil
+	}
+	if s.DHCP {
+		return lease()
+	}
+	steps := [][]string{
+		{"ip", "link", "set", "eth0", "up"},
+		{"ip", "addr", "add", "10.0.2.15/24", "dev", "eth0"},
+		{"ip", "route", "add", "default", "via", "10.0.2.2"},
+	}
+	if s.Network == "on" {
 		steps = append(steps, []string{"ip", "route", "add", "prohibit", "10.0.2.2/32"})
 	}
-	if mode == "on" || mode == "host" {
-		if err := os.WriteFile("/etc/resolv.conf", []byte("nameserver 10.0.2.3\n"), 0o644); err != nil {
-			return err
+	for _, step := range steps {
+		if err := run(step); err != nil {
+			return "", err
 		}
 	}
-	for _, s := range steps {
-		if out, err := exec.Command("/bin/busybox", s...).CombinedOutput(); err != nil {
-			return fmt.Errorf("%s: %v: %s", strings.Join(s, " "), err, out)
-		}
+	return "nameserver 10.0.2.3\n", nil
+}
+
+// run runs one of busybox's applets.
+func run(args []string) error {
+	if out, err := exec.Command("/bin/busybox", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, out)
 	}
 	return nil
 }
 
 // mountWorkspace mounts the host's share at /workspace and hands its top
-// to the guest's user. The host exports it with mapped ownership, so the
-// owner set here is an attribute on the host folder, which stays the
-// controller's user's.
-func mountWorkspace(tag string) error {
+// to the guest's user. Under qemu the host exports it with mapped
+// ownership, so the owner set here is an attribute on the host folder,
+// which stays the controller's user's.
+func mountWorkspace(s Settings) error {
 	if err := os.MkdirAll("/workspace", 0o755); err != nil {
 		return err
 	}
-	if err := unix.Mount(tag, "/workspace", "9p", unix.MS_NOSUID|unix.MS_NODEV, "trans=virtio,version=9p2000.L,msize=262144,cache=none,access=client"); err != nil {
-		return err
+	fstype, opts := shareMount(s.ShareFS)
+	if err := unix.Mount(s.Share, "/workspace", fstype, unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+		return fmt.Errorf("mount %s share %q: %w", fstype, s.Share, err)
+	}
+	if s.ShareFS == ShareFSVirtio {
+		// vz's virtio-fs makes every file the host user's, whatever
+		// owner the guest asks for: chown is not needed, nor kept
+		return nil
 	}
 	return os.Chown("/workspace", UserUID, UserUID)
 }
