@@ -11,6 +11,8 @@
 //	                            or with the host's loopback too
 //	sandboxdesk.share=TAG       the 9p tag of the workspace
 //	sandboxdesk.port=NAME       the virtio-serial port of the agent
+//	sandboxdesk.root=/dev/vda   the root disk (ext4) to switch to; the
+//	                            initrd stays the root without it
 //
 // Commands run as the guest's user (uid 1000) in /workspace; the agent
 // itself runs as root so it can power the machine off.
@@ -24,6 +26,7 @@ type Settings struct {
 	Network  string // "on" (outbound only), "off" or "host"
 	Share    string
 	Port     string
+	Root     string // "" or RootDevice
 }
 
 // DefaultPort and DefaultShare name the agent's port and the workspace's
@@ -32,6 +35,10 @@ const (
 	DefaultPort  = "sandboxdesk.agent"
 	DefaultShare = "workspace"
 )
+
+// RootDevice is the root disk when an image has one: the first disk on
+// virtio-blk, the only one a machine has.
+const RootDevice = "/dev/vda"
 
 // UserUID is the guest user commands run as.
 const UserUID = 1000
@@ -54,6 +61,11 @@ func ParseCmdline(cmdline string) Settings {
 			s.Share = v
 		case "sandboxdesk.port":
 			s.Port = v
+		case "sandboxdesk.root":
+			// only the disk the host attaches, never a path of the image's
+			if v == RootDevice {
+				s.Root = v
+			}
 		}
 	}
 	return s

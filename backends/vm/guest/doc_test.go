@@ -13,6 +13,10 @@ func TestParseCmdline(t *testing.T) {
 		{"sandboxdesk.net=host", Settings{Hostname: "sandbox", Network: "host", Share: "workspace", Port: "sandboxdesk.agent"}},
 		// an unknown mode is no network
 		{"sandboxdesk.net=bridge", Settings{Hostname: "sandbox", Network: "off", Share: "workspace", Port: "sandboxdesk.agent"}},
+		{"sandboxdesk.root=/dev/vda", Settings{Hostname: "sandbox", Network: "off", Share: "workspace", Port: "sandboxdesk.agent", Root: "/dev/vda"}},
+		// the root is the disk the host attaches or none
+		{"sandboxdesk.root=/dev/sda1", Settings{Hostname: "sandbox", Network: "off", Share: "workspace", Port: "sandboxdesk.agent"}},
+		{"sandboxdesk.root=/workspace/../dev/vda", Settings{Hostname: "sandbox", Network: "off", Share: "workspace", Port: "sandboxdesk.agent"}},
 		// a name that cannot be a hostname is not used
 		{"sandboxdesk.hostname=a/b sandboxdesk.net=off", Settings{Hostname: "sandbox", Network: "off", Share: "workspace", Port: "sandboxdesk.agent"}},
 	}
