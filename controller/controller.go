@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"sandboxdesk/backends"
+	"sandboxdesk/catalogue"
 	"sandboxdesk/host"
 	"sandboxdesk/ipc"
 )
@@ -103,6 +104,8 @@ type Options struct {
 	Clock Clock
 	// Logger; slog's default when nil.
 	Logger *slog.Logger
+	// Pulls downloads images from catalogues; a default client when nil.
+	Pulls *catalogue.Client
 }
 
 // Controller owns the sandboxes of one root.
@@ -116,6 +119,7 @@ type Controller struct {
 	lock      *rootLock
 	store     *store
 	events    *broker
+	pulls     *catalogue.Client
 	closeOnce sync.Once
 
 	mu     sync.Mutex               // guards what follows
@@ -157,8 +161,8 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 	c := &Controller{
 		root: root, backends: o.Backends, defBack: o.DefaultBackend,
 		measure: o.Measure, clock: o.Clock, log: o.Logger, lock: lock,
-		events: newBroker(),
-		boxes:  map[string]*record{}, execs: map[string]int{}, names: map[string]chan struct{}{},
+		events: newBroker(), pulls: o.Pulls,
+		boxes: map[string]*record{}, execs: map[string]int{}, names: map[string]chan struct{}{},
 		unsaved: map[string]bool{},
 	}
 	if c.measure == nil {
@@ -167,6 +171,9 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 	}
 	if c.clock == nil {
 		c.clock = systemClock{}
+	}
+	if c.pulls == nil {
+		c.pulls = &catalogue.Client{}
 	}
 	if c.log == nil {
 		c.log = slog.Default()

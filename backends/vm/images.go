@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 
 	"sandboxdesk/backends"
 )
@@ -61,7 +62,8 @@ func LoadArch(dir, arch string) ([]Image, error) {
 	}
 	var out []Image
 	for _, e := range entries {
-		if !e.IsDir() {
+		// a hidden folder is a pull under way (package catalogue)
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		img, err := loadImage(filepath.Join(dir, e.Name()))

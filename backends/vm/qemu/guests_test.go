@@ -72,8 +72,9 @@ func bootAndRun(t *testing.T, b *vm.Backend, image string, cmds []struct {
 			t.Errorf("%q: exit %d, output %q; want 0 and %q first", c.args, code, out, c.out)
 		}
 	}
-	if st, err := b.Stop(ctx, "g1", 20*time.Second); err != nil || st.Checkpointed {
-		t.Fatalf("stop: %+v, %v", st, err)
+	// with nothing running it may stop into a checkpoint: either is a stop
+	if _, err := b.Stop(ctx, "g1", 20*time.Second); err != nil {
+		t.Fatalf("stop: %v", err)
 	}
 }
 
