@@ -51,8 +51,12 @@ mkdir -p "$CACHE"
 CACHE=$(cd "$CACHE" && pwd)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-# every time written into the image: the last commit's, or a fixed one
-SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$REPO" log -1 --format=%ct 2>/dev/null || echo 1700000000)}
+# every time written into the image: that of the last change to how images
+# are made (not of any commit: an unchanged recipe keeps its digests)
+if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
+	SOURCE_DATE_EPOCH=$(git -C "$REPO" log -1 --format=%ct -- packaging/guest backends/vm/guest 2>/dev/null || true)
+	SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1700000000}
+fi
 export SOURCE_DATE_EPOCH
 
 # apt: the host's for its own architecture, a private state otherwise
