@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/term"
@@ -21,7 +22,7 @@ func pull(ctx context.Context, e *env, c ipc.Client, r ipc.PullImageRequest) err
 	stop := watchPull(ctx, c, r.Name, e.Err)
 	var img ipc.Image
 	err := c.Call(ctx, r, &img)
-	stop()
+	stop(err == nil)
 	if err != nil {
 		return exitFor(err)
 	}
@@ -33,14 +34,18 @@ func pull(ctx context.Context, e *env, c ipc.Client, r ipc.PullImageRequest) err
 }
 
 // watchPull follows the controller's progress events for the image until
-// stop is called, and ends the line it drew.
-func watchPull(ctx context.Context, c ipc.Client, name string, w io.Writer) (stop func()) {
+// stop is called, and ends the line it drew. After a pull that succeeded,
+// stop waits a moment for its last tick: the events come on a connection
+// of their own, which may trail the reply.
+func watchPull(ctx context.Context, c ipc.Client, name string, w io.Writer) (stop func(succeeded bool)) {
 	ctx, cancel := context.WithCancel(ctx)
 	events, err := c.Subscribe(ctx)
 	if err != nil {
 		cancel()
-		return func() {}
+		return func(bool) {}
 	}
+	complete := make(chan struct{})
+	var once sync.Once
 	tty := false
 	if f, ok := w.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd()))
@@ -58,6 +63,9 @@ func watchPull(ctx context.Context, c ipc.Client, name string, w io.Writer) (sto
 			if !tty && !final && time.Since(last) < 5*time.Second {
 				continue
 			}
+			if final {
+				once.Do(func() { close(complete) })
+			}
 			last = time.Now()
 			if tty {
 				fmt.Fprintf(w, "\r%s\033[K", progressLine(name, *e.Download))
@@ -67,7 +75,14 @@ func watchPull(ctx context.Context, c ipc.Client, name string, w io.Writer) (sto
 			}
 		}
 	}()
-	return func() {
+	return func(succeeded bool) {
+		if succeeded {
+			select {
+			case <-complete:
+			case <-done:
+			case <-time.After(2 * time.Second):
+			}
+		}
 		cancel()
 		<-done
 		if drew {
