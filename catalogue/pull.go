@@ -85,10 +85,11 @@ func (c *Client) Load(ctx context.Context, rawURL string) (Catalogue, error) {
 // Pull downloads img into dest, a folder that appears, whole, only once
 // every file is there and checked. The files are gathered beside it in a
 // hidden folder (".pull-" and dest's name) that a pull cut short leaves,
-// so the next one resumes; a dest already there is replaced.
+// so the next one resumes; a dest already there is replaced. An image is
+// no secret: its files are readable by all, as a built one's are.
 func (c *Client) Pull(ctx context.Context, img Image, dest string, progress func(Progress)) error {
 	stage := filepath.Join(filepath.Dir(dest), ".pull-"+filepath.Base(dest))
-	if err := os.MkdirAll(stage, 0o700); err != nil {
+	if err := os.MkdirAll(stage, 0o755); err != nil {
 		return fmt.Errorf("pull %s: %w", img.Name, err)
 	}
 	r := &reporter{img: img.Name, total: img.Size(), every: c.Every, report: progress, start: time.Now()}
@@ -120,7 +121,7 @@ func (c *Client) file(ctx context.Context, f File, stage string, r *reporter) er
 		return nil
 	}
 	part := final + ".part"
-	out, err := os.OpenFile(part, os.O_CREATE|os.O_WRONLY, 0o600)
+	out, err := os.OpenFile(part, os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
