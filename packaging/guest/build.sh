@@ -118,7 +118,8 @@ for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_p
 	echo "$m.ko" >>"$ROOT/lib/modules/sandboxdesk.order"
 done
 
-(cd "$REPO" && CGO_ENABLED=0 GOOS=linux GOARCH=$GOARCH go build -trimpath -ldflags=-buildid= -o "$ROOT/init" ./backends/vm/guest/sandboxdesk-guest)
+# no version control stamp: a commit elsewhere in the tree is no new agent
+(cd "$REPO" && CGO_ENABLED=0 GOOS=linux GOARCH=$GOARCH go build -trimpath -buildvcs=false -ldflags=-buildid= -o "$ROOT/init" ./backends/vm/guest/sandboxdesk-guest)
 
 printf 'root:x:0:0:root:/root:/bin/sh\nuser:x:1000:1000:user:/home/user:/bin/sh\n' >"$ROOT/etc/passwd"
 printf 'root:x:0:\ntty:x:5:\nuser:x:1000:\n' >"$ROOT/etc/group"
