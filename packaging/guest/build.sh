@@ -20,7 +20,7 @@
 # system by debootstrap with what a coding agent expects) and switches to
 # it. Needs root (debootstrap) and the host's architecture.
 #
-# Needs apt-get, dpkg-deb, busybox and go; debian also debootstrap, mkfs.ext4
+# Needs apt-get, dpkg-deb, busybox, cpio and go; debian also debootstrap, mkfs.ext4
 # and tar. GUEST_DEBS names the package cache (OUT/../debs).
 set -eu
 
@@ -41,7 +41,7 @@ case "$FLAVOR" in
 tiny | debian) ;;
 *) echo "guest-image: FLAVOR=$FLAVOR is not built (tiny and debian are)" >&2; exit 2 ;;
 esac
-for tool in apt-get apt-cache dpkg dpkg-deb busybox go sha256sum gzip; do
+for tool in apt-get apt-cache dpkg dpkg-deb busybox cpio go sha256sum gzip; do
 	command -v "$tool" >/dev/null 2>&1 || { echo "guest-image: $tool is needed" >&2; exit 1; }
 done
 
@@ -128,7 +128,9 @@ printf '127.0.0.1 localhost\n' >"$ROOT/etc/hosts"
 
 # the same bytes from the same inputs: fixed times, sorted names, owner root
 find "$ROOT" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
-(cd "$ROOT" && find . | LC_ALL=C sort | busybox cpio -o -H newc -R 0:0 2>/dev/null) | gzip -n -9 >"$WORK/initrd.gz"
+# (GNU cpio numbers the entries itself: busybox's writes the host's inode
+# numbers, which differ from one build to the next)
+(cd "$ROOT" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --reproducible --quiet) | gzip -n -9 >"$WORK/initrd.gz"
 K=$(ls "$WORK"/k/boot/vmlinuz-* | head -1)
 # vz boots only an uncompressed arm64 Image; Debian's already is one
 case "$(od -An -tx1 -N2 "$K" | tr -d ' ')" in
