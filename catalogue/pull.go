@@ -45,6 +45,9 @@ type Client struct {
 	// Every is the least time between two progress reports (100ms when
 	// zero); the first and the last always come.
 	Every time.Duration
+
+	mu   sync.Mutex
+	busy map[string]bool // folders being pulled into
 }
 
 func (c *Client) http() *http.Client {
@@ -69,8 +72,9 @@ func (c *Client) Load(ctx context.Context, rawURL string) (Catalogue, error) {
 	}
 	var data []byte
 	err = c.get(ctx, u.String(), 0, func(r io.Reader, offset int64) error {
-		data, err = io.ReadAll(io.LimitReader(r, MaxCatalogueBytes+1))
-		return err
+		var rerr error
+		data, rerr = io.ReadAll(io.LimitReader(r, MaxCatalogueBytes+1))
+		return rerr
 	})
 	if err != nil {
 		return Catalogue{}, fmt.Errorf("catalogue %s: %w", u.Redacted(), err)
@@ -88,6 +92,22 @@ func (c *Client) Load(ctx context.Context, rawURL string) (Catalogue, error) {
 // so the next one resumes; a dest already there is replaced. An image is
 // no secret: its files are readable by all, as a built one's are.
 func (c *Client) Pull(ctx context.Context, img Image, dest string, progress func(Progress)) error {
+	// two pulls into one folder would write the same parts
+	c.mu.Lock()
+	if c.busy[dest] {
+		c.mu.Unlock()
+		return fmt.Errorf("pull %s: a pull of it is already under way", img.Name)
+	}
+	if c.busy == nil {
+		c.busy = map[string]bool{}
+	}
+	c.busy[dest] = true
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.busy, dest)
+		c.mu.Unlock()
+	}()
 	stage := filepath.Join(filepath.Dir(dest), ".pull-"+filepath.Base(dest))
 	if err := os.MkdirAll(stage, 0o755); err != nil {
 		return fmt.Errorf("pull %s: %w", img.Name, err)
@@ -117,7 +137,7 @@ func (c *Client) Pull(ctx context.Context, img Image, dest string, progress func
 func (c *Client) file(ctx context.Context, f File, stage string, r *reporter) error {
 	final := filepath.Join(stage, f.Name)
 	if sum, err := fileSHA256(final); err == nil && sum == f.SHA256 {
-		r.done(f.Name, f.Size)
+		r.resumed(f.Name, f.Size) // complete in an earlier pull
 		return nil
 	}
 	part := final + ".part"
@@ -321,8 +341,6 @@ func (r *reporter) resumed(file string, n int64) {
 	r.mu.Unlock()
 	r.tick(false)
 }
-
-func (r *reporter) done(file string, n int64) { r.resumed(file, n) }
 
 func (r *reporter) add(file string, n int64) {
 	r.mu.Lock()

@@ -277,3 +277,28 @@ func TestLoad(t *testing.T) {
 		t.Error("a file: catalogue was read")
 	}
 }
+
+// a second pull into the folder one is filling is refused, not mixed in
+func TestPullOnceAtATime(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	_, img := fixture(t, func(w http.ResponseWriter, r *http.Request, n int, data []byte) bool {
+		if n == 1 && strings.HasSuffix(r.URL.Path, "rootfs.ext4") {
+			close(started)
+			<-release
+		}
+		return false
+	})
+	c := &Client{}
+	dest := filepath.Join(t.TempDir(), "amd64-tiny")
+	first := make(chan error, 1)
+	go func() { first <- c.Pull(context.Background(), img, dest, nil) }()
+	<-started
+	err := c.Pull(context.Background(), img, dest, nil)
+	close(release)
+	if err == nil || !strings.Contains(err.Error(), "already under way") {
+		t.Errorf("a second pull at once: %v", err)
+	}
+	if err := <-first; err != nil {
+		t.Errorf("the first pull: %v", err)
+	}
+}
