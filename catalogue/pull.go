@@ -121,8 +121,9 @@ func (c *Client) Pull(ctx context.Context, img Image, dest string, progress func
 			if errors.Is(err, ErrChecksum) {
 				// the server sends a wrong file: nothing of it is kept
 				os.RemoveAll(stage)
+				return fmt.Errorf("pull %s: %s: %w", img.Name, f.Name, err)
 			}
-			return fmt.Errorf("pull %s: %s: %w", img.Name, f.Name, err)
+			return fmt.Errorf("pull %s: %s: %w; what arrived is kept, and pulling again goes on from there", img.Name, f.Name, err)
 		}
 	}
 	r.flush()
