@@ -15,11 +15,12 @@ import (
 	"fyne.io/fyne/v2/app"
 
 	"sandboxdesk/assets"
-	"sandboxdesk/controller"
 	"sandboxdesk/daemon"
 	"sandboxdesk/ipc"
+	"sandboxdesk/rules"
 	"sandboxdesk/stream"
 	"sandboxdesk/ui"
+	"sandboxdesk/wire"
 )
 
 // appID identifies the app to the desktop (preferences, notifications).
@@ -30,7 +31,7 @@ const appID = "dev.sandboxdesk.app"
 // where there is no tray, or a client asking the controller to quit).
 // The sandboxes stop before the process ends.
 func runDesktop(rootFlag string) int {
-	root, err := controller.ResolveRoot(rootFlag)
+	root, err := rules.ResolveRoot(rootFlag)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sandboxdesk:", err)
 		return 1
@@ -101,17 +102,17 @@ func quitApp(a fyne.App) {
 func connect(ctx context.Context, root string, log *slog.Logger, say func(string)) (ipc.Client, <-chan struct{}, error) {
 	waiting := false
 	for {
-		c, err := daemon.Open(ctx, root, log)
+		d, err := daemon.Open(ctx, root, log)
 		if err == nil {
 			if waiting {
 				say("")
 			}
-			return serve(ctx, c, log)
+			return serve(ctx, d, log)
 		}
 		if !errors.Is(err, ipc.ErrConflict) {
 			return nil, nil, err
 		}
-		sock := &ipc.SocketClient{Path: ipc.SocketPath(root)}
+		sock := &wire.SocketClient{Path: wire.SocketPath(root)}
 		if answers(ctx, sock) {
 			return sock, nil, nil
 		}
@@ -127,19 +128,22 @@ func connect(ctx context.Context, root string, log *slog.Logger, say func(string
 	}
 }
 
-func serve(ctx context.Context, c *controller.Controller, log *slog.Logger) (ipc.Client, <-chan struct{}, error) {
+// serve serves the root d owns, for the CLI on its socket, and returns
+// the in-process client the UI uses and a channel closed once the
+// controller has stopped.
+func serve(ctx context.Context, d *daemon.Daemon, log *slog.Logger) (ipc.Client, <-chan struct{}, error) {
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		if err := daemon.Serve(ctx, c, log); err != nil {
+		if err := daemon.Serve(ctx, d, log); err != nil {
 			log.Error("serve", "err", err)
 		}
 	}()
-	return ipc.NewLocal(ctx, &controller.Service{C: c}), served, nil
+	return d.Client(ctx), served, nil
 }
 
 // answers reports whether the controller behind sock serves requests.
-func answers(ctx context.Context, sock *ipc.SocketClient) bool {
+func answers(ctx context.Context, sock *wire.SocketClient) bool {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	var st any // only whether a reply came matters

@@ -13,16 +13,19 @@ import (
 	"syscall"
 	"time"
 
+	"sandboxdesk/rules"
 	"sandboxdesk/stream"
 )
 
 // Kind tells the fixed ranges apart: a VM reserves its memory, host
-// processes only run under a limit.
-type Kind string
+// processes only run under a limit. The kinds are declared with the
+// ranges they select (package rules); these names keep a backend's
+// Capabilities readable without importing the rules.
+type Kind = rules.Kind
 
 const (
-	KindVM      Kind = "vm"
-	KindProcess Kind = "process"
+	KindVM      = rules.KindVM
+	KindProcess = rules.KindProcess
 )
 
 // Image is one image a backend can start sandboxes from. Its identity is

@@ -17,9 +17,9 @@ import (
 	"github.com/creack/pty"
 
 	"sandboxdesk/backends/agent"
-	"sandboxdesk/controller"
 	"sandboxdesk/daemon"
-	"sandboxdesk/ipc"
+	"sandboxdesk/rootlock"
+	"sandboxdesk/wire"
 )
 
 // TestMain makes this test binary the agent inside the sandboxes its
@@ -76,7 +76,7 @@ func serveRoot(t *testing.T, backend string) string {
 		<-done
 		os.RemoveAll(root)
 	})
-	client := &ipc.SocketClient{Path: ipc.SocketPath(root)}
+	client := &wire.SocketClient{Path: wire.SocketPath(root)}
 	for i := 0; i < 500 && !answers(t.Context(), client); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -252,7 +252,7 @@ func TestQuitWaitsForTheController(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "stopped the controller") || !strings.Contains(errs, "stopping the controller for") {
 		t.Fatalf("quit: %d %q %q", code, out, errs)
 	}
-	if pid, err := controller.LockHolder(root); pid != 0 || err != nil {
+	if pid, err := rootlock.Holder(root); pid != 0 || err != nil {
 		t.Errorf("after quit the root is still held by pid %d (%v)", pid, err)
 	}
 	code, out, _ = runIn(t.Context(), root, nil, "quit")

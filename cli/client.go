@@ -5,13 +5,14 @@ import (
 	"errors"
 	"os"
 
-	"sandboxdesk/controller"
 	"sandboxdesk/ipc"
+	"sandboxdesk/rules"
 	"sandboxdesk/sandboxes"
+	"sandboxdesk/wire"
 )
 
 // rootPath resolves --root (or its defaults).
-func (e *env) rootPath() (string, error) { return controller.ResolveRoot(e.root) }
+func (e *env) rootPath() (string, error) { return rules.ResolveRoot(e.root) }
 
 // connect returns a client of the controller that owns the root, starting
 // this program's `serve` for it, detached, when none answers.
@@ -31,7 +32,7 @@ func (e *env) existing(ctx context.Context) (ipc.Client, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	c := &ipc.SocketClient{Path: ipc.SocketPath(root)}
+	c := &wire.SocketClient{Path: wire.SocketPath(root)}
 	if !answers(ctx, c) {
 		return nil, root, nil
 	}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strconv"
 
-	"sandboxdesk/controller"
 	"sandboxdesk/host"
 	"sandboxdesk/ipc"
+	"sandboxdesk/rules"
 	"sandboxdesk/units"
 )
 
@@ -35,7 +35,7 @@ func (h *hostFlags) measure(ctx context.Context, e *env, args []string) (host.In
 	if err := noArgs(args); err != nil {
 		return host.Info{}, err
 	}
-	root, err := controller.ResolveRoot(e.root)
+	root, err := rules.ResolveRoot(e.root)
 	if err != nil {
 		return host.Info{}, err
 	}
@@ -90,7 +90,7 @@ var defaultsCommand = command{
 			if err != nil {
 				return err
 			}
-			return e.showDefaults(controller.PlanDefaults(info, active.n, committed.size.MiB()), info.TotalMemoryBytes)
+			return e.showDefaults(rules.PlanDefaults(info, active.n, committed.size.MiB()), info.TotalMemoryBytes)
 		}
 	},
 }
@@ -119,14 +119,14 @@ var capacityCommand = command{
 		var hf hostFlags
 		hf.register(fs, true)
 		hf.freeDisk.min = 0
-		std := controller.StandardSize
+		std := rules.StandardSize
 		cpus := countFlag{n: std.CPUs, min: 1}
 		memory := sizeFlag{size: units.Size(std.MemoryMiB) * units.MiB, min: units.MiB}
 		disk := sizeFlag{size: units.Size(std.DiskMiB) * units.MiB, min: units.MiB}
 		fs.Var(&cpus, "sandbox-cpus", "CPUs of the sandbox to plan for (default 2)")
 		fs.Var(&memory, "sandbox-memory", "memory of the sandbox to plan for (default 4GiB)")
 		fs.Var(&disk, "sandbox-disk", "disk of the sandbox to plan for (default 8GiB)")
-		checkpoints := fs.Bool("checkpoints", controller.PlatformCheckpoints(), "plan for a backend that keeps checkpoints (default: whether this platform's backend does)")
+		checkpoints := fs.Bool("checkpoints", rules.PlatformCheckpoints(), "plan for a backend that keeps checkpoints (default: whether this platform's backend does)")
 		return func(ctx context.Context, e *env, args []string) error {
 			if !whatIfGiven(fs) {
 				if c, _, err := e.existing(ctx); err == nil && c != nil {
@@ -145,7 +145,7 @@ var capacityCommand = command{
 				return err
 			}
 			size := ipc.Size{CPUs: cpus.n, MemoryMiB: memory.size.MiB(), DiskMiB: disk.size.MiB()}
-			rec, err := controller.RecommendCapacity(info, size, *checkpoints)
+			rec, err := rules.RecommendCapacity(info, size, *checkpoints)
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,9 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"sandboxdesk/controller"
-	"sandboxdesk/daemon"
 	"sandboxdesk/ipc"
+	"sandboxdesk/rootlock"
 )
 
 var serveCommand = command{
@@ -27,17 +27,12 @@ var serveCommand = command{
 			if err != nil {
 				return err
 			}
+			if e.Serve == nil {
+				return errors.New("this program runs no controller: use the sandboxdesk command, or the app")
+			}
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			log := slog.New(slog.NewTextHandler(e.Err, nil))
-			c, err := daemon.Open(ctx, root, log)
-			if err != nil {
-				return err
-			}
-			log.Info("serving", "root", root, "pid", os.Getpid(), "socket", ipc.SocketPath(root))
-			err = daemon.Serve(ctx, c, log)
-			log.Info("stopped", "root", root)
-			return err
+			return e.Serve(ctx, root, slog.New(slog.NewTextHandler(e.Err, nil)))
 		}
 	},
 }
@@ -54,7 +49,7 @@ var quitCommand = command{
 				return err
 			}
 			// the lock finds a controller whose socket is gone or silent
-			pid, err := controller.LockHolder(root)
+			pid, err := rootlock.Holder(root)
 			if err != nil {
 				return err
 			}
@@ -98,7 +93,7 @@ func waitReleased(ctx context.Context, w io.Writer, root string, limit time.Dura
 	start := time.Now()
 	next := start.Add(10 * time.Second)
 	for {
-		pid, err := controller.LockHolder(root)
+		pid, err := rootlock.Holder(root)
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"sandboxdesk/catalogue"
 	"sandboxdesk/host"
 	"sandboxdesk/ipc"
+	"sandboxdesk/rootlock"
 )
 
 // Backend is what the controller needs from a sandbox provider. Providers
@@ -116,7 +117,7 @@ type Controller struct {
 	measure   func(ctx context.Context) (host.Info, error)
 	clock     Clock
 	log       *slog.Logger
-	lock      *rootLock
+	lock      *rootlock.Lock
 	store     *store
 	events    *broker
 	pulls     *catalogue.Client
@@ -154,7 +155,7 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 	if err := makePrivate(root); err != nil {
 		return nil, fmt.Errorf("open controller: %w", err)
 	}
-	lock, err := lockRoot(root)
+	lock, err := rootlock.Take(root)
 	if err != nil {
 		return nil, err
 	}
@@ -181,12 +182,12 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 	var rebuildWhy string
 	c.store, rebuildWhy, err = c.openState(ctx)
 	if err != nil {
-		lock.release()
+		lock.Release()
 		return nil, err
 	}
 	if err := c.rebuild(ctx, rebuildWhy); err != nil {
 		c.store.close()
-		lock.release()
+		lock.Release()
 		return nil, err
 	}
 	for _, b := range c.backends {
@@ -196,7 +197,7 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 	}
 	if err := c.reconcile(ctx); err != nil {
 		c.store.close()
-		lock.release()
+		lock.Release()
 		return nil, err
 	}
 	c.ensureReserve()
@@ -210,7 +211,7 @@ func (c *Controller) Close() error {
 	c.closeOnce.Do(func() {
 		c.events.close()
 		err = c.store.close()
-		c.lock.release()
+		c.lock.Release()
 	})
 	return err
 }

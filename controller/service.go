@@ -8,6 +8,7 @@ import (
 
 	"sandboxdesk/backends"
 	"sandboxdesk/ipc"
+	"sandboxdesk/rules"
 	"sandboxdesk/stream"
 )
 
@@ -181,7 +182,7 @@ func (c *Controller) RangesOf(ctx context.Context, backend string) (ipc.Ranges, 
 		return ipc.Ranges{}, ipc.Errorf(ipc.ErrInvalid, "unknown backend %q", backend)
 	}
 	caps := b.Capabilities()
-	rng, err := RangesFor(caps.Kind)
+	rng, err := rules.RangesFor(caps.Kind)
 	if err != nil {
 		return ipc.Ranges{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"sandboxdesk/ipc"
+	"sandboxdesk/wire"
 )
 
 // TestGuestImagesWatched: a guest image that appears (a pull's folder
@@ -25,7 +26,7 @@ func TestGuestImagesWatched(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, c, nil) }()
 	defer func() { cancel(); <-done }()
-	client := &ipc.SocketClient{Path: ipc.SocketPath(root)}
+	client := &wire.SocketClient{Path: wire.SocketPath(root)}
 	for i := 0; i < 200 && client.Call(t.Context(), ipc.StatusRequest{}, nil) != nil; i++ {
 		time.Sleep(10 * time.Millisecond)
 	}

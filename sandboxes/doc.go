@@ -8,7 +8,7 @@
 //	code, err := box.Exec(ctx, sandboxes.Cmd{Args: []string{"make", "test"}, Stdout: os.Stdout})
 //
 // It speaks the control protocol of docs/protocol.md over the socket in
-// the root, through package ipc, the same transport the CLI uses; when no
+// the root, through package wire, the same transport the CLI uses; when no
 // controller answers, Open starts `sandboxdesk serve` for the root as the
 // CLI does. It runs no sandbox itself.
 package sandboxes

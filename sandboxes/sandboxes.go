@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"sandboxdesk/controller"
 	"sandboxdesk/ipc"
+	"sandboxdesk/rules"
 	"sandboxdesk/units"
 )
 
@@ -52,7 +52,7 @@ type Client struct {
 
 // Open reaches the controller of a root, starting one if none runs.
 func Open(ctx context.Context, cfg Config) (*Client, error) {
-	root, err := controller.ResolveRoot(cfg.Root)
+	root, err := rules.ResolveRoot(cfg.Root)
 	if err != nil {
 		return nil, err
 	}

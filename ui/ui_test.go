@@ -17,6 +17,7 @@ import (
 	"sandboxdesk/host"
 	"sandboxdesk/ipc"
 	"sandboxdesk/units"
+	"sandboxdesk/wire"
 )
 
 // rig is the app over a real controller with the VM-like test backend on
@@ -54,7 +55,7 @@ func newRig(t *testing.T) *rig {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { cancel(); c.Close() })
-	r := &rig{t: t, c: c, client: ipc.NewLocal(ctx, &controller.Service{C: c})}
+	r := &rig{t: t, c: c, client: wire.NewLocal(ctx, &controller.Service{C: c})}
 	r.u = New(a, r.client, root, false)
 	r.ui = make(chan func(), 1000)
 	r.u.do = func(f func()) { r.ui <- f }

@@ -1,4 +1,4 @@
-package controller
+package rootlock
 
 import (
 	"fmt"
@@ -11,22 +11,20 @@ import (
 	"sandboxdesk/ipc"
 )
 
-// rootLock is the lock file that makes one controller the owner of a root.
-// The operating system releases it when the process dies, however it dies,
-// so a crash never leaves a root locked.
-type rootLock struct {
+// Lock is a held lock on a root: its holder is the root's one controller.
+type Lock struct {
 	f *os.File
 }
 
-// lockName is the root's lock file; it names its holder's pid.
-const lockName = "controller.lock"
+// name is the root's lock file; it names its holder's pid.
+const name = "controller.lock"
 
-// LockHolder is the pid of the controller that holds root's lock, or 0 when
+// Holder is the pid of the controller that holds root's lock, or 0 when
 // none does. It finds a controller that no longer answers on its socket
 // (one stopping its sandboxes, or whose socket was removed). To know, it
 // takes the lock for an instant when it is free and gives it back.
-func LockHolder(root string) (int, error) {
-	path := filepath.Join(root, lockName)
+func Holder(root string) (int, error) {
+	path := filepath.Join(root, name)
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
 		return 0, nil
@@ -56,9 +54,10 @@ func LockHolder(root string) (int, error) {
 	return pid, nil
 }
 
-// lockRoot takes the root's lock or says which process holds it.
-func lockRoot(root string) (*rootLock, error) {
-	path := filepath.Join(root, lockName)
+// Take takes the root's lock and writes this process's pid in it, or says
+// which process holds it (an ipc.ErrConflict).
+func Take(root string) (*Lock, error) {
+	path := filepath.Join(root, name)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock root %s: %w", root, err)
@@ -77,10 +76,11 @@ func lockRoot(root string) (*rootLock, error) {
 		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 		f.Sync()
 	}
-	return &rootLock{f: f}, nil
+	return &Lock{f: f}, nil
 }
 
-func (l *rootLock) release() {
+// Release gives the root up.
+func (l *Lock) Release() {
 	unlock(l.f)
 	l.f.Close()
 }

@@ -1,4 +1,4 @@
-package ipc
+package wire
 
 import (
 	"bufio"
@@ -14,30 +14,19 @@ import (
 	"sync"
 	"time"
 
+	"sandboxdesk/ipc"
 	"sandboxdesk/stream"
 )
-
-// MaxMessage bounds one request or reply line.
-const MaxMessage = 1 << 20
 
 // SocketName is the controller's socket in its root.
 const SocketName = "control.sock"
 
-// Handler answers requests. The controller implements it once; the socket
-// server and the in-process transport both call it, so no request is
-// handled in two places.
-type Handler interface {
-	Handle(ctx context.Context, req Request) (any, error)
-	Exec(ctx context.Context, req ExecRequest, cio stream.IO) (int, error)
-	Subscribe() (<-chan Event, func())
-}
-
-// Server serves a Handler on a unix socket, one newline-delimited JSON
+// Server serves an ipc.Handler on a unix socket (a named pipe on Windows), one newline-delimited JSON
 // request and reply at a time per connection. A bad line gets an error
 // reply and the connection goes on; nothing one client sends stops the
 // server for the others.
 type Server struct {
-	Handler Handler
+	Handler ipc.Handler
 	Log     *slog.Logger
 }
 
@@ -80,7 +69,7 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 	for {
 		line, err := readLine(br)
 		if errors.Is(err, errTooLong) {
-			writeReply(conn, nil, Errorf(ErrInvalid, "message over %d bytes", MaxMessage))
+			writeReply(conn, nil, ipc.Errorf(ipc.ErrInvalid, "message over %d bytes", ipc.MaxMessage))
 			continue
 		}
 		if err != nil {
@@ -89,20 +78,20 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		req, err := DecodeRequest(line)
+		req, err := ipc.DecodeRequest(line)
 		if err != nil {
 			writeReply(conn, nil, err)
 			continue
 		}
 		switch r := req.(type) {
-		case ExecRequest:
+		case ipc.ExecRequest:
 			s.exec(ctx, conn, br, r)
 			return
-		case SubscribeRequest:
+		case ipc.SubscribeRequest:
 			s.subscribe(ctx, conn)
 			return
-		case HelloRequest:
-			if writeReply(conn, NewHello(), nil) != nil {
+		case ipc.HelloRequest:
+			if writeReply(conn, ipc.NewHello(), nil) != nil {
 				return
 			}
 		default:
@@ -117,7 +106,7 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 // handle answers one request. A client that hangs up while it waits (a
 // create queued for a slot, say) cancels the request: its context ends
 // when the connection closes.
-func (s *Server) handle(ctx context.Context, conn net.Conn, br *bufio.Reader, req Request) (any, error) {
+func (s *Server) handle(ctx context.Context, conn net.Conn, br *bufio.Reader, req ipc.Request) (any, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	watched := make(chan struct{})
@@ -137,7 +126,7 @@ func (s *Server) handle(ctx context.Context, conn net.Conn, br *bufio.Reader, re
 }
 
 // exec streams one command; a client that goes away mid-command cancels it.
-func (s *Server) exec(ctx context.Context, conn net.Conn, br *bufio.Reader, r ExecRequest) {
+func (s *Server) exec(ctx context.Context, conn net.Conn, br *bufio.Reader, r ipc.ExecRequest) {
 	sess := stream.Serve(br, conn)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -153,7 +142,7 @@ func (s *Server) exec(ctx context.Context, conn net.Conn, br *bufio.Reader, r Ex
 	code, err := s.Handler.Exec(ctx, r, sess.IO())
 	if err != nil {
 		// the kind travels, so a bad name exits as bad input at the client
-		sess.Refuse(KindName(err), err.Error())
+		sess.Refuse(ipc.KindName(err), err.Error())
 	} else {
 		sess.Exit(code)
 	}
@@ -173,7 +162,7 @@ const lingerAfterExit = 5 * time.Second
 func (s *Server) subscribe(ctx context.Context, conn net.Conn) {
 	events, stop := s.Handler.Subscribe()
 	defer stop()
-	if writeReply(conn, Empty{}, nil) != nil {
+	if writeReply(conn, ipc.Empty{}, nil) != nil {
 		return
 	}
 	enc := json.NewEncoder(conn)
@@ -197,7 +186,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if len(line)+len(chunk) > MaxMessage {
+		if len(line)+len(chunk) > ipc.MaxMessage {
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = br.ReadSlice('\n')
 			}
@@ -215,25 +204,6 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 }
 
 func writeReply(w io.Writer, body any, err error) error {
-	if err == nil {
-		b, merr := json.Marshal(body)
-		if merr == nil {
-			_, werr := w.Write(okLine(b))
-			return werr
-		}
-		err = errors.New("encode reply: " + merr.Error())
-	}
-	rep := reply{Error: &wireError{Kind: KindName(err), Message: err.Error()}}
-	line, _ := json.Marshal(rep)
-	_, werr := w.Write(append(line, '\n'))
+	_, werr := w.Write(ipc.EncodeReply(body, err))
 	return werr
-}
-
-// okLine is the reply line for an encoded body, spliced in as it is: a
-// list of a thousand sandboxes is encoded once, not again (checked and
-// copied) as a json.RawMessage inside the reply, and written in one write.
-func okLine(body []byte) []byte {
-	const head, tail = `{"ok":true,"body":`, "}\n"
-	line := make([]byte, 0, len(head)+len(body)+len(tail))
-	return append(append(append(line, head...), body...), tail...)
 }

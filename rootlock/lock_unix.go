@@ -1,6 +1,6 @@
 //go:build unix
 
-package controller
+package rootlock
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package ipc
+package wire
 
 import (
 	"bufio"
@@ -11,30 +11,23 @@ import (
 	"reflect"
 	"time"
 
+	"sandboxdesk/ipc"
 	"sandboxdesk/stream"
 )
 
-// Client talks to a controller: over its socket (SocketClient) or in the
-// same process (Local). Call fills out, a pointer to the reply type the
-// request names.
-type Client interface {
-	Call(ctx context.Context, req Request, out any) error
-	Exec(ctx context.Context, req ExecRequest, cio stream.IO) (int, error)
-	Subscribe(ctx context.Context) (<-chan Event, error)
-}
-
-// SocketClient is a Client over the socket in a root.
+// SocketClient is an ipc.Client over the socket in a root (on Windows,
+// the named pipe that stands for it).
 type SocketClient struct{ Path string }
 
 // SocketPath is the socket of the controller that owns root.
 func SocketPath(root string) string { return filepath.Join(root, SocketName) }
 
-func (c *SocketClient) dial(ctx context.Context, req Request) (net.Conn, *bufio.Reader, error) {
+func (c *SocketClient) dial(ctx context.Context, req ipc.Request) (net.Conn, *bufio.Reader, error) {
 	conn, err := dialLocal(ctx, c.Path)
 	if err != nil {
 		return nil, nil, err
 	}
-	line, err := EncodeRequest(req)
+	line, err := ipc.EncodeRequest(req)
 	if err == nil {
 		_, err = conn.Write(line)
 	}
@@ -49,7 +42,7 @@ func (c *SocketClient) dial(ctx context.Context, req Request) (net.Conn, *bufio.
 }
 
 // Call sends one request and reads its reply into out.
-func (c *SocketClient) Call(ctx context.Context, req Request, out any) error {
+func (c *SocketClient) Call(ctx context.Context, req ipc.Request, out any) error {
 	conn, br, err := c.dial(ctx, req)
 	if err != nil {
 		return err
@@ -66,30 +59,13 @@ func readReply(ctx context.Context, br *bufio.Reader, out any) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return Errorf(ErrUnavailable, "the controller closed the connection: %v", err)
+		return ipc.Errorf(ipc.ErrUnavailable, "the controller closed the connection: %v", err)
 	}
-	var rep reply
-	if err := json.Unmarshal(line, &rep); err != nil {
-		return Errorf(ErrUnavailable, "unreadable reply from the controller: %v", err)
-	}
-	if !rep.OK {
-		if rep.Error == nil {
-			return Errorf(ErrUnavailable, "the controller failed without saying why")
-		}
-		kind := KindByName(rep.Error.Kind)
-		if kind == nil {
-			return errors.New(rep.Error.Message)
-		}
-		return &Error{Kind: kind, Message: rep.Error.Message}
-	}
-	if out == nil {
-		return nil
-	}
-	return json.Unmarshal(rep.Body, out)
+	return ipc.DecodeReply(line, out)
 }
 
 // Exec runs a command in a sandbox and streams it.
-func (c *SocketClient) Exec(ctx context.Context, req ExecRequest, cio stream.IO) (int, error) {
+func (c *SocketClient) Exec(ctx context.Context, req ipc.ExecRequest, cio stream.IO) (int, error) {
 	conn, br, err := c.dial(ctx, req)
 	if err != nil {
 		return -1, err
@@ -99,8 +75,8 @@ func (c *SocketClient) Exec(ctx context.Context, req ExecRequest, cio stream.IO)
 	code, err := stream.Attach(ctx, conn, br, cio)
 	var se *stream.StartError
 	if errors.As(err, &se) {
-		if kind := KindByName(se.Kind); kind != nil {
-			return -1, &Error{Kind: kind, Message: se.Message}
+		if kind := ipc.KindByName(se.Kind); kind != nil {
+			return -1, &ipc.Error{Kind: kind, Message: se.Message}
 		}
 		return -1, errors.New(se.Message)
 	}
@@ -108,8 +84,8 @@ func (c *SocketClient) Exec(ctx context.Context, req ExecRequest, cio stream.IO)
 }
 
 // Subscribe streams the controller's events until ctx ends.
-func (c *SocketClient) Subscribe(ctx context.Context) (<-chan Event, error) {
-	conn, br, err := c.dial(ctx, SubscribeRequest{})
+func (c *SocketClient) Subscribe(ctx context.Context) (<-chan ipc.Event, error) {
+	conn, br, err := c.dial(ctx, ipc.SubscribeRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +94,7 @@ func (c *SocketClient) Subscribe(ctx context.Context) (<-chan Event, error) {
 		conn.Close()
 		return nil, err
 	}
-	out := make(chan Event)
+	out := make(chan ipc.Event)
 	go func() {
 		defer close(out)
 		defer conn.Close()
@@ -126,7 +102,7 @@ func (c *SocketClient) Subscribe(ctx context.Context) (<-chan Event, error) {
 		defer stop()
 		dec := json.NewDecoder(br)
 		for {
-			var e Event
+			var e ipc.Event
 			if dec.Decode(&e) != nil {
 				return
 			}
@@ -140,16 +116,16 @@ func (c *SocketClient) Subscribe(ctx context.Context) (<-chan Event, error) {
 	return out, nil
 }
 
-// Local is the in-process Client the desktop UI uses: requests travel over
+// Local is the in-process ipc.Client the desktop UI uses: requests travel over
 // a channel to the same Handler the socket serves.
 type Local struct {
 	calls chan localCall
-	h     Handler
+	h     ipc.Handler
 }
 
 type localCall struct {
 	ctx  context.Context
-	req  Request
+	req  ipc.Request
 	done chan localResult
 }
 
@@ -159,7 +135,7 @@ type localResult struct {
 }
 
 // NewLocal serves h in this process until ctx ends.
-func NewLocal(ctx context.Context, h Handler) *Local {
+func NewLocal(ctx context.Context, h ipc.Handler) *Local {
 	l := &Local{calls: make(chan localCall), h: h}
 	go func() {
 		for {
@@ -178,9 +154,9 @@ func NewLocal(ctx context.Context, h Handler) *Local {
 }
 
 // Call hands the request to the handler and copies its reply into out.
-func (l *Local) Call(ctx context.Context, req Request, out any) error {
-	if _, ok := req.(HelloRequest); ok {
-		return l.answer(req, NewHello(), out)
+func (l *Local) Call(ctx context.Context, req ipc.Request, out any) error {
+	if _, ok := req.(ipc.HelloRequest); ok {
+		return l.answer(req, ipc.NewHello(), out)
 	}
 	call := localCall{ctx: ctx, req: req, done: make(chan localResult, 1)}
 	select {
@@ -200,7 +176,7 @@ func (l *Local) Call(ctx context.Context, req Request, out any) error {
 }
 
 // answer copies a reply into out, a pointer to its type (or nil).
-func (l *Local) answer(req Request, body, out any) error {
+func (l *Local) answer(req ipc.Request, body, out any) error {
 	if out == nil {
 		return nil
 	}
@@ -214,12 +190,12 @@ func (l *Local) answer(req Request, body, out any) error {
 }
 
 // Exec runs a command through the handler.
-func (l *Local) Exec(ctx context.Context, req ExecRequest, cio stream.IO) (int, error) {
+func (l *Local) Exec(ctx context.Context, req ipc.ExecRequest, cio stream.IO) (int, error) {
 	return l.h.Exec(ctx, req, cio)
 }
 
 // Subscribe streams the handler's events until ctx ends.
-func (l *Local) Subscribe(ctx context.Context) (<-chan Event, error) {
+func (l *Local) Subscribe(ctx context.Context) (<-chan ipc.Event, error) {
 	events, stop := l.h.Subscribe()
 	context.AfterFunc(ctx, stop)
 	return events, nil

@@ -1,4 +1,4 @@
-package ipc
+package wire
 
 import (
 	"bufio"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"sandboxdesk/ipc"
 )
 
 // TestHelloThenUnknownRequest is the handshake as a client newer than the
@@ -20,25 +22,25 @@ func TestHelloThenUnknownRequest(t *testing.T) {
 	}
 	defer conn.Close()
 	br := bufio.NewReader(conn)
-	roundTrip := func(line string) reply {
+	roundTrip := func(line string) replyLine {
 		t.Helper()
 		fmt.Fprintln(conn, line)
 		b, err := br.ReadBytes('\n')
 		if err != nil {
 			t.Fatalf("%s: no reply: %v", line, err)
 		}
-		var rep reply
+		var rep replyLine
 		if err := json.Unmarshal(b, &rep); err != nil {
 			t.Fatalf("%s: reply %q: %v", line, b, err)
 		}
 		return rep
 	}
 	rep := roundTrip(`{"type":"hello","body":{"client":"test"}}`)
-	var hello Hello
+	var hello ipc.Hello
 	if !rep.OK || json.Unmarshal(rep.Body, &hello) != nil {
 		t.Fatalf("hello: %+v", rep)
 	}
-	if hello.Protocol != ProtocolVersion || !slices.Contains(hello.Requests, "create") || !slices.Contains(hello.Requests, "hello") || !slices.Contains(hello.Features, "exec.signal") {
+	if hello.Protocol != ipc.ProtocolVersion || !slices.Contains(hello.Requests, "create") || !slices.Contains(hello.Requests, "hello") || !slices.Contains(hello.Features, "exec.signal") {
 		t.Errorf("hello = %+v", hello)
 	}
 	for _, unknown := range []string{`{"type":"teleport","body":{"to":"mars"}}`, `{"type":"Hello"}`, `{"type":""}`} {
@@ -57,8 +59,18 @@ func TestHelloThenUnknownRequest(t *testing.T) {
 
 func TestHelloInProcess(t *testing.T) {
 	l := NewLocal(t.Context(), &echoHandler{})
-	var hello Hello
-	if err := l.Call(t.Context(), HelloRequest{}, &hello); err != nil || hello.Protocol != ProtocolVersion {
+	var hello ipc.Hello
+	if err := l.Call(t.Context(), ipc.HelloRequest{}, &hello); err != nil || hello.Protocol != ipc.ProtocolVersion {
 		t.Errorf("local hello: %+v, %v", hello, err)
 	}
+}
+
+// replyLine is a reply line as any client reads it off the connection.
+type replyLine struct {
+	OK    bool            `json:"ok"`
+	Body  json.RawMessage `json:"body"`
+	Error *struct {
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
+	} `json:"error"`
 }

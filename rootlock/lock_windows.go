@@ -1,6 +1,6 @@
 //go:build windows
 
-package controller
+package rootlock
 
 import (
 	"os"

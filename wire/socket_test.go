@@ -1,4 +1,4 @@
-package ipc
+package wire
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"sandboxdesk/ipc"
 	"sandboxdesk/stream"
 )
 
@@ -26,24 +27,24 @@ type echoHandler struct {
 	canceled chan struct{}
 }
 
-func (h *echoHandler) Handle(ctx context.Context, req Request) (any, error) {
+func (h *echoHandler) Handle(ctx context.Context, req ipc.Request) (any, error) {
 	n := h.calls.Add(1)
 	switch r := req.(type) {
-	case ListRequest:
+	case ipc.ListRequest:
 		if r.Prefix == "hang" {
 			close(h.hanging)
 			<-ctx.Done()
 			close(h.canceled)
 			return nil, ctx.Err()
 		}
-		return []Sandbox{{Name: fmt.Sprintf("call-%d", n), Prefix: r.Prefix}}, nil
-	case InspectRequest:
-		return nil, Errorf(ErrNotFound, "no sandbox named %s", r.Name)
+		return []ipc.Sandbox{{Name: fmt.Sprintf("call-%d", n), Prefix: r.Prefix}}, nil
+	case ipc.InspectRequest:
+		return nil, ipc.Errorf(ipc.ErrNotFound, "no sandbox named %s", r.Name)
 	}
-	return Empty{}, nil
+	return ipc.Empty{}, nil
 }
 
-func (h *echoHandler) Exec(ctx context.Context, r ExecRequest, cio stream.IO) (int, error) {
+func (h *echoHandler) Exec(ctx context.Context, r ipc.ExecRequest, cio stream.IO) (int, error) {
 	if r.Args[0] == "hang" {
 		close(h.hanging)
 		<-ctx.Done()
@@ -59,9 +60,9 @@ func (h *echoHandler) Exec(ctx context.Context, r ExecRequest, cio stream.IO) (i
 	return code, nil
 }
 
-func (h *echoHandler) Subscribe() (<-chan Event, func()) {
-	ch := make(chan Event, 1)
-	ch <- Event{Seq: 1, Kind: EventState, Sandbox: "w", State: StateRunning}
+func (h *echoHandler) Subscribe() (<-chan ipc.Event, func()) {
+	ch := make(chan ipc.Event, 1)
+	ch <- ipc.Event{Seq: 1, Kind: ipc.EventState, Sandbox: "w", State: ipc.StateRunning}
 	return ch, func() {}
 }
 
@@ -92,15 +93,15 @@ func serve(t *testing.T) (*SocketClient, *echoHandler) {
 
 func TestCallOverALongPath(t *testing.T) {
 	c, _ := serve(t)
-	var list []Sandbox
-	if err := c.Call(t.Context(), ListRequest{Prefix: "ci"}, &list); err != nil {
+	var list []ipc.Sandbox
+	if err := c.Call(t.Context(), ipc.ListRequest{Prefix: "ci"}, &list); err != nil {
 		t.Fatal(err)
 	}
 	if len(list) != 1 || list[0].Prefix != "ci" {
 		t.Errorf("list = %+v", list)
 	}
-	err := c.Call(t.Context(), InspectRequest{Ref: Ref{Name: "w"}}, &Sandbox{})
-	if !errors.Is(err, ErrNotFound) || err.Error() != "no sandbox named w" {
+	err := c.Call(t.Context(), ipc.InspectRequest{Ref: ipc.Ref{Name: "w"}}, &ipc.Sandbox{})
+	if !errors.Is(err, ipc.ErrNotFound) || err.Error() != "no sandbox named w" {
 		t.Errorf("error kind lost on the wire: %v", err)
 	}
 }
@@ -108,11 +109,11 @@ func TestCallOverALongPath(t *testing.T) {
 func TestExecStreams(t *testing.T) {
 	c, _ := serve(t)
 	var out strings.Builder
-	code, err := c.Exec(t.Context(), ExecRequest{Ref: Ref{Name: "w"}, Args: []string{"7"}}, stream.IO{Stdin: strings.NewReader("echoed"), Stdout: &out})
+	code, err := c.Exec(t.Context(), ipc.ExecRequest{Ref: ipc.Ref{Name: "w"}, Args: []string{"7"}}, stream.IO{Stdin: strings.NewReader("echoed"), Stdout: &out})
 	if err != nil || code != 7 || out.String() != "echoed" {
 		t.Errorf("exec: %d, %v, %q", code, err, out.String())
 	}
-	if _, err := c.Exec(t.Context(), ExecRequest{Args: []string{"fail"}}, stream.IO{}); err == nil || err.Error() != "no such sandbox" {
+	if _, err := c.Exec(t.Context(), ipc.ExecRequest{Args: []string{"fail"}}, stream.IO{}); err == nil || err.Error() != "no such sandbox" {
 		t.Errorf("a failed exec: %v", err)
 	}
 }
@@ -121,14 +122,14 @@ func TestClientGoneMidExecCancels(t *testing.T) {
 	c, h := serve(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() { <-h.hanging; cancel() }()
-	c.Exec(ctx, ExecRequest{Args: []string{"hang"}}, stream.IO{})
+	c.Exec(ctx, ipc.ExecRequest{Args: []string{"hang"}}, stream.IO{})
 	select {
 	case <-h.canceled:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the handler's exec was not cancelled when its client went away")
 	}
-	var list []Sandbox
-	if err := c.Call(t.Context(), ListRequest{}, &list); err != nil {
+	var list []ipc.Sandbox
+	if err := c.Call(t.Context(), ipc.ListRequest{}, &list); err != nil {
 		t.Errorf("the server stopped serving after a client left: %v", err)
 	}
 }
@@ -137,7 +138,7 @@ func TestClientGoneMidCallCancels(t *testing.T) {
 	c, h := serve(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() { <-h.hanging; cancel() }()
-	if err := c.Call(ctx, ListRequest{Prefix: "hang"}, nil); err == nil {
+	if err := c.Call(ctx, ipc.ListRequest{Prefix: "hang"}, nil); err == nil {
 		t.Fatal("a cancelled call succeeded")
 	}
 	select {
@@ -156,7 +157,7 @@ func TestSequentialCallsOnOneConnection(t *testing.T) {
 	defer conn.Close()
 	br := bufio.NewReader(conn)
 	for i := range 3 {
-		line, _ := EncodeRequest(ListRequest{Prefix: "p" + strconv.Itoa(i)})
+		line, _ := ipc.EncodeRequest(ipc.ListRequest{Prefix: "p" + strconv.Itoa(i)})
 		conn.Write(line)
 		reply, err := br.ReadString('\n')
 		if err != nil || !strings.Contains(reply, `"prefix":"p`+strconv.Itoa(i)+`"`) {
@@ -182,12 +183,12 @@ func TestGarbageThenAValidRequest(t *testing.T) {
 		}
 	}
 	// over 1 MiB on one line
-	fmt.Fprintln(conn, `{"type":"list","body":{"prefix":"`+strings.Repeat("x", MaxMessage)+`"}}`)
+	fmt.Fprintln(conn, `{"type":"list","body":{"prefix":"`+strings.Repeat("x", ipc.MaxMessage)+`"}}`)
 	if line, _ := br.ReadString('\n'); !strings.Contains(line, "message over") {
 		t.Errorf("oversized line: %q", line)
 	}
 	// the same connection still answers a real request
-	line, _ := EncodeRequest(ListRequest{})
+	line, _ := ipc.EncodeRequest(ipc.ListRequest{})
 	conn.Write(line)
 	if reply, _ := br.ReadString('\n'); !strings.Contains(reply, `"ok":true`) {
 		t.Errorf("valid request after garbage: %q", reply)
@@ -196,8 +197,8 @@ func TestGarbageThenAValidRequest(t *testing.T) {
 		t.Errorf("the handler saw %d requests, want only the valid one", h.calls.Load())
 	}
 	// and so does everyone else
-	var list []Sandbox
-	if err := c.Call(t.Context(), ListRequest{}, &list); err != nil {
+	var list []ipc.Sandbox
+	if err := c.Call(t.Context(), ipc.ListRequest{}, &list); err != nil {
 		t.Error(err)
 	}
 }
@@ -208,7 +209,7 @@ func TestSubscribe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := <-events; e.Sandbox != "w" || e.State != StateRunning || e.Kind != EventState {
+	if e := <-events; e.Sandbox != "w" || e.State != ipc.StateRunning || e.Kind != ipc.EventState {
 		t.Errorf("event %+v", e)
 	}
 }
@@ -216,15 +217,15 @@ func TestSubscribe(t *testing.T) {
 func TestLocalUsesTheSameHandler(t *testing.T) {
 	h := &echoHandler{}
 	l := NewLocal(t.Context(), h)
-	var list []Sandbox
-	if err := l.Call(t.Context(), ListRequest{Prefix: "ui"}, &list); err != nil || list[0].Prefix != "ui" {
+	var list []ipc.Sandbox
+	if err := l.Call(t.Context(), ipc.ListRequest{Prefix: "ui"}, &list); err != nil || list[0].Prefix != "ui" {
 		t.Fatalf("local list: %+v, %v", list, err)
 	}
-	var wrong Defaults
-	if err := l.Call(t.Context(), ListRequest{}, &wrong); err == nil {
+	var wrong ipc.Defaults
+	if err := l.Call(t.Context(), ipc.ListRequest{}, &wrong); err == nil {
 		t.Error("a reply of the wrong type was accepted")
 	}
-	if err := l.Call(t.Context(), InspectRequest{}, &Sandbox{}); !errors.Is(err, ErrNotFound) {
+	if err := l.Call(t.Context(), ipc.InspectRequest{}, &ipc.Sandbox{}); !errors.Is(err, ipc.ErrNotFound) {
 		t.Errorf("local error kind: %v", err)
 	}
 }
@@ -236,14 +237,14 @@ func FuzzDecodeRequest(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		req, err := DecodeRequest(line)
+		req, err := ipc.DecodeRequest(line)
 		if err != nil {
-			if !errors.Is(err, ErrInvalid) {
+			if !errors.Is(err, ipc.ErrInvalid) {
 				t.Fatalf("error %v is not ErrInvalid", err)
 			}
 			return
 		}
-		if _, err := EncodeRequest(req); err != nil {
+		if _, err := ipc.EncodeRequest(req); err != nil {
 			t.Fatalf("a decoded %T does not encode: %v", req, err)
 		}
 	})

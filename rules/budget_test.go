@@ -1,10 +1,6 @@
-package controller
+package rules
 
-import (
-	"testing"
-
-	"sandboxdesk/backends"
-)
+import "testing"
 
 const gib = 1 << 30
 
@@ -115,11 +111,11 @@ func TestDefaultCPUs(t *testing.T) {
 }
 
 func TestRanges(t *testing.T) {
-	vm, err := RangesFor(backends.KindVM)
+	vm, err := RangesFor(KindVM)
 	if err != nil {
 		t.Fatal(err)
 	}
-	proc, err := RangesFor(backends.KindProcess)
+	proc, err := RangesFor(KindProcess)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package controller
+package rules
 
 // The memory rule. A VM's memory is fixed at boot and held for as long as
 // it runs, so sandboxes share one budget: half of the host's RAM. A sandbox

@@ -1,10 +1,18 @@
-package controller
+package rules
 
 import (
 	"fmt"
 
-	"sandboxdesk/backends"
 	"sandboxdesk/units"
+)
+
+// Kind tells the fixed ranges apart: a VM reserves its memory, host
+// processes only run under a limit. Each backend says which it is.
+type Kind string
+
+const (
+	KindVM      Kind = "vm"
+	KindProcess Kind = "process"
 )
 
 // Range is an inclusive range of whole numbers.
@@ -31,13 +39,13 @@ const ValidatorFloorVMMiB int64 = 1024
 // a bubblewrap sandbox's memory is only a cgroup limit, so it may be small.
 const ValidatorFloorProcessMiB int64 = 64
 
-var ranges = map[backends.Kind]Ranges{
-	backends.KindVM: {
+var ranges = map[Kind]Ranges{
+	KindVM: {
 		MemoryMiB: Range{ValidatorFloorVMMiB, 64 * mibPerGiB},
 		CPUs:      Range{1, 64},
 		DiskMiB:   Range{1 * mibPerGiB, 2048 * mibPerGiB},
 	},
-	backends.KindProcess: {
+	KindProcess: {
 		MemoryMiB: Range{ValidatorFloorProcessMiB, 64 * mibPerGiB},
 		CPUs:      Range{1, 64},
 		DiskMiB:   Range{1 * mibPerGiB, 2048 * mibPerGiB},
@@ -45,7 +53,7 @@ var ranges = map[backends.Kind]Ranges{
 }
 
 // RangesFor returns the fixed ranges for a kind of sandbox.
-func RangesFor(k backends.Kind) (Ranges, error) {
+func RangesFor(k Kind) (Ranges, error) {
 	r, ok := ranges[k]
 	if !ok {
 		return Ranges{}, fmt.Errorf("unknown sandbox kind %q", k)
