@@ -38,7 +38,13 @@ arm64) GOARCH=arm64 CONSOLE=ttyAMA0 KFILE=Image ;;
 *) echo "guest-image: ARCH=$ARCH is not built (amd64 and arm64 are)" >&2; exit 2 ;;
 esac
 case "$FLAVOR" in
-tiny | debian) ;;
+tiny) ;;
+debian)
+	# debootstrap runs the packages' scripts: this machine's architecture
+	# only, and as root
+	[ "$ARCH" = "$(dpkg --print-architecture)" ] || { echo "guest-image: FLAVOR=debian is built for this machine's architecture ($(dpkg --print-architecture)) only" >&2; exit 2; }
+	[ "$(id -u)" -eq 0 ] || { echo "guest-image: FLAVOR=debian runs debootstrap, which needs root" >&2; exit 1; }
+	;;
 *) echo "guest-image: FLAVOR=$FLAVOR is not built (tiny and debian are)" >&2; exit 2 ;;
 esac
 for tool in apt-get apt-cache dpkg dpkg-deb busybox cpio go sha256sum gzip; do

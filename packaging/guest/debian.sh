@@ -13,8 +13,6 @@ ARCH=$1 TREE=$2 DISK=$3 TAR=$4 DEBCACHE=$5 MIRROR=$6 SUITE=$7
 EPOCH=${SOURCE_DATE_EPOCH:?SOURCE_DATE_EPOCH is needed}
 PACKAGES=bash,git,curl,ca-certificates,python3,make,gcc,libc6-dev,openssh-client
 
-[ "$(id -u)" -eq 0 ] || { echo "guest-image: FLAVOR=debian runs debootstrap, which needs root" >&2; exit 1; }
-[ "$ARCH" = "$(dpkg --print-architecture)" ] || { echo "guest-image: FLAVOR=debian is built for this machine's architecture ($(dpkg --print-architecture)) only" >&2; exit 2; }
 for tool in debootstrap mkfs.ext4 debugfs tar; do
 	command -v "$tool" >/dev/null 2>&1 || { echo "guest-image: $tool is needed for FLAVOR=debian (make deps)" >&2; exit 1; }
 done
