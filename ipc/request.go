@@ -180,12 +180,16 @@ type (
 	// Ranges are the values a person may type for a sandbox of a backend,
 	// and the backend's images: what the Add dialog validates against.
 	Ranges struct {
-		Backend   string   `json:"backend"`
-		VM        bool     `json:"vm"` // memory is reserved, not a limit
-		MemoryMiB Range    `json:"memoryMiB"`
-		CPUs      Range    `json:"cpus"`
-		DiskMiB   Range    `json:"diskMiB"`
-		Images    []string `json:"images"`
+		Backend   string `json:"backend"`
+		VM        bool   `json:"vm"` // memory is reserved, not a limit
+		MemoryMiB Range  `json:"memoryMiB"`
+		CPUs      Range  `json:"cpus"`
+		DiskMiB   Range  `json:"diskMiB"`
+		// Images are the backend's images, its default first.
+		Images []string `json:"images"`
+		// Backends names every backend the controller offers, its
+		// default first: a choice to show when there is more than one.
+		Backends []string `json:"backends"`
 	}
 )
 

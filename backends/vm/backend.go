@@ -184,7 +184,7 @@ func (b *Backend) dir(id string) (string, error) {
 // instead, with the memory it was built with.
 func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Started, error) {
 	if m := b.get(spec.ID); m != nil {
-		return backends.Started{ReservedMiB: m.record.MemoryMiB}, nil
+		return m.started(), nil
 	}
 	img, err := b.image(spec.Image)
 	if err != nil {
@@ -220,7 +220,13 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 	}
 	b.register(m)
 	b.tell(ctx, backends.Event{ID: spec.ID, Message: accelNotice(m.record, m.restored)})
-	return backends.Started{ReservedMiB: m.record.MemoryMiB}, nil
+	return m.started(), nil
+}
+
+// started is what a running machine holds: the memory it was built with
+// and how it runs.
+func (m *machine) started() backends.Started {
+	return backends.Started{ReservedMiB: m.record.MemoryMiB, Accel: m.record.Accel}
 }
 
 // cold boots a machine in an emptied folder.

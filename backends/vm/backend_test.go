@@ -218,8 +218,8 @@ func TestAdoptAndRemove(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs, err := b2.Observe(ctx)
-	if err != nil || len(obs) != 1 || !obs[0].Running {
-		t.Fatalf("observed %+v, %v", obs, err)
+	if err != nil || len(obs) != 1 || !obs[0].Running || obs[0].ReservedMiB != 1024 || obs[0].Accel != "tcg" {
+		t.Fatalf("observed %+v, %v; want s1 running under tcg, holding the 1024 MiB it was built with", obs, err)
 	}
 	if code, err := b2.Exec(ctx, "s1", backends.ExecRequest{Args: []string{"true"}}); err != nil || code != 0 {
 		t.Errorf("exec in the adopted machine: %d, %v", code, err)
