@@ -22,11 +22,12 @@ func platformBackends(root string) (map[string]controller.Backend, string, error
 	return bs, bubblewrap.Name, nil
 }
 
-// vmBackend is the VM backend when QEMU and at least one guest image are
-// here; without them the app runs bubblewrap alone.
+// vmBackend is the VM backend when QEMU is here, even before any guest
+// image is (`images pull` brings one); without QEMU the app runs
+// bubblewrap alone.
 func vmBackend(root string) controller.Backend {
 	images := GuestDir()
-	if imgs, err := vm.LoadImages(images); err != nil || len(imgs) == 0 {
+	if images == "" {
 		return nil
 	}
 	d, err := qemu.Find()

@@ -18,6 +18,8 @@
 //	                            instead of a virtio-serial port (vz)
 //	sandboxdesk.dhcp=1          the network's addresses come from DHCP
 //	                            (vz's NAT) rather than QEMU's fixed ones
+//	sandboxdesk.root=/dev/vda   the root disk (ext4) to switch to; the
+//	                            initrd stays the root without it
 //
 // Commands run as the guest's user (uid 1000) in /workspace; the agent
 // itself runs as root so it can power the machine off.
@@ -40,6 +42,7 @@ type Settings struct {
 	Vsock uint32
 	// DHCP: the network's addresses are leased, not QEMU's fixed ones.
 	DHCP bool
+	Root string // "" or RootDevice
 }
 
 // The file systems a workspace share is mounted with.
@@ -57,6 +60,10 @@ const (
 	DefaultPort  = "sandboxdesk.agent"
 	DefaultShare = "workspace"
 )
+
+// RootDevice is the root disk when an image has one: the first disk on
+// virtio-blk, the only one a machine has.
+const RootDevice = "/dev/vda"
 
 // UserUID is the guest user commands run as.
 const UserUID = 1000
@@ -90,6 +97,11 @@ func ParseCmdline(cmdline string) Settings {
 			}
 		case "sandboxdesk.dhcp":
 			s.DHCP = v == "1"
+		case "sandboxdesk.root":
+			// only the disk the host attaches, never a path of the image's
+			if v == RootDevice {
+				s.Root = v
+			}
 		}
 	}
 	return s

@@ -14,6 +14,10 @@ func TestParseCmdline(t *testing.T) {
 		{"sandboxdesk.net=host", Settings{Hostname: "sandbox", Network: "host", Share: "workspace", ShareFS: "9p", Port: "sandboxdesk.agent"}},
 		// an unknown mode is no network
 		{"sandboxdesk.net=bridge", qemuDefaults},
+		{"sandboxdesk.root=/dev/vda", func() Settings { s := qemuDefaults; s.Root = "/dev/vda"; return s }()},
+		// the root is the disk the host attaches or none
+		{"sandboxdesk.root=/dev/sda1", qemuDefaults},
+		{"sandboxdesk.root=/workspace/../dev/vda", qemuDefaults},
 		// a name that cannot be a hostname is not used
 		{"sandboxdesk.hostname=a/b sandboxdesk.net=off", qemuDefaults},
 		// what the vz driver writes

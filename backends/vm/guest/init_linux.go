@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,28 +18,11 @@ import (
 const ModuleOrder = "/lib/modules/sandboxdesk.order"
 
 // Setup prepares the machine as the first process: kernel file systems,
-// modules, hostname, network and workspace. A step that fails is logged
-// and the others still run, so the console tells what is wrong while the
-// agent can still answer.
+// modules, hostname, network, the root disk when there is one, and the
+// workspace. A step that fails is logged and the others still run, so the
+// console tells what is wrong while the agent can still answer.
 func Setup(log func(string, ...any)) Settings {
-	for _, m := range []struct{ src, dir, fs, opts string }{
-		{"proc", "/proc", "proc", ""},
-		{"sysfs", "/sys", "sysfs", ""},
-		{"devtmpfs", "/dev", "devtmpfs", "mode=0755"},
-		{"devpts", "/dev/pts", "devpts", "gid=5,mode=0620,ptmxmode=0666"},
-		{"tmpfs", "/tmp", "tmpfs", "mode=1777"},
-		{"tmpfs", "/run", "tmpfs", "mode=0755"},
-	} {
-		os.MkdirAll(m.dir, 0o755)
-		if err := unix.Mount(m.src, m.dir, m.fs, unix.MS_NOSUID, m.opts); err != nil && !errors.Is(err, unix.EBUSY) {
-			log("mount %s: %v", m.dir, err)
-		}
-	}
-	os.Symlink("/proc/self/fd", "/dev/fd")
-	os.MkdirAll("/home/user", 0o755)
-	if err := os.Chown("/home/user", UserUID, UserUID); err != nil {
-		log("home: %v", err)
-	}
+	mountKernelFS(log, "/proc", "/sys", "/dev")
 	if err := loadModules(ModuleOrder); err != nil {
 		log("modules: %v", err)
 	}
@@ -47,21 +31,96 @@ func Setup(log func(string, ...any)) Settings {
 	if err := unix.Sethostname([]byte(s.Hostname)); err != nil {
 		log("hostname: %v", err)
 	}
-	os.WriteFile("/etc/hostname", []byte(s.Hostname+"\n"), 0o644)
+	// the network is the kernel's, set up with the initrd's tools: a root
+	// disk need not have them
 	resolv, err := network(s)
 	if err != nil {
 		log("network: %v", err)
 	}
+	if s.Root != "" {
+		if err := switchRoot(s.Root); err != nil {
+			log("root disk %s: %v; staying in the initrd", s.Root, err)
+		}
+	}
+	mountKernelFS(log, "/dev/pts", "/tmp", "/run")
+	os.Symlink("/proc/self/fd", "/dev/fd")
+	os.WriteFile("/etc/hostname", []byte(s.Hostname+"\n"), 0o644)
 	// written by the init, in the root its commands will see
 	if resolv != "" {
 		if err := os.WriteFile("/etc/resolv.conf", []byte(resolv), 0o644); err != nil {
 			log("resolv.conf: %v", err)
 		}
 	}
+	os.MkdirAll("/home/user", 0o755)
+	if err := os.Chown("/home/user", UserUID, UserUID); err != nil {
+		log("home: %v", err)
+	}
 	if err := mountWorkspace(s); err != nil {
 		log("workspace: %v", err)
 	}
 	return s
+}
+
+// kernelFS are the file systems every guest mounts, by mount point.
+var kernelFS = map[string]struct{ src, fs, opts string }{
+	"/proc":    {"proc", "proc", ""},
+	"/sys":     {"sysfs", "sysfs", ""},
+	"/dev":     {"devtmpfs", "devtmpfs", "mode=0755"},
+	"/dev/pts": {"devpts", "devpts", "gid=5,mode=0620,ptmxmode=0666"},
+	"/tmp":     {"tmpfs", "tmpfs", "mode=1777"},
+	"/run":     {"tmpfs", "tmpfs", "mode=0755"},
+}
+
+func mountKernelFS(log func(string, ...any), dirs ...string) {
+	for _, dir := range dirs {
+		m := kernelFS[dir]
+		os.MkdirAll(dir, 0o755)
+		if err := unix.Mount(m.src, dir, m.fs, unix.MS_NOSUID, m.opts); err != nil && !errors.Is(err, unix.EBUSY) {
+			log("mount %s: %v", dir, err)
+		}
+	}
+}
+
+// sysroot is where the root disk is mounted before it becomes /.
+const sysroot = "/sysroot"
+
+// switchRoot mounts the ext4 root disk and makes it / for this process
+// and all it starts, carrying the kernel's file systems over. The initrd
+// is the kernel's rootfs, which cannot be pivoted away: the disk is moved
+// over it and chrooted into, as switch_root does. The agent's binary
+// stays reachable as /proc/self/exe.
+func switchRoot(dev string) error {
+	if err := os.MkdirAll(sysroot, 0o755); err != nil {
+		return err
+	}
+	// the disk shows up once virtio_blk has probed it
+	var err error
+	for range 50 {
+		if err = unix.Mount(dev, sysroot, "ext4", 0, ""); !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENXIO) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		return fmt.Errorf("mount: %w", err)
+	}
+	for _, dir := range []string{"/proc", "/sys", "/dev"} {
+		target := sysroot + dir
+		os.MkdirAll(target, 0o755)
+		if err := unix.Mount(dir, target, "", unix.MS_MOVE, ""); err != nil {
+			return fmt.Errorf("move %s: %w", dir, err)
+		}
+	}
+	if err := unix.Chdir(sysroot); err != nil {
+		return err
+	}
+	if err := unix.Mount(".", "/", "", unix.MS_MOVE, ""); err != nil {
+		return fmt.Errorf("move the disk to /: %w", err)
+	}
+	if err := unix.Chroot("."); err != nil {
+		return err
+	}
+	return unix.Chdir("/")
 }
 
 // loadModules loads every module named in the order file; one already

@@ -133,6 +133,8 @@ func Configure(m vm.Machine, lim Limits) (Config, error) {
 	}
 	if m.Image.Manifest.RootDisk != nil {
 		c.Disks = []Disk{{Path: filepath.Join(m.Dir, RootDisk)}}
+		// the init switches to the disk the host attaches, as under qemu
+		c.Cmdline += " sandboxdesk.root=" + guest.RootDevice
 	}
 	if m.Restore != "" {
 		c.Restore = filepath.Join(m.Dir, filepath.Base(m.Restore))

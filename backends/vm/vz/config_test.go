@@ -79,7 +79,7 @@ func TestConfigureDiskAndRestore(t *testing.T) {
 	if got.Restore != p("/sb/s2/checkpoint") {
 		t.Errorf("restore from %q", got.Restore)
 	}
-	if want := "root=/dev/vda rw console=hvc0 sandboxdesk.hostname=db sandboxdesk.net=host sandboxdesk.share=workspace sandboxdesk.sharefs=virtiofs sandboxdesk.vsock=6123 sandboxdesk.dhcp=1"; got.Cmdline != want {
+	if want := "root=/dev/vda rw console=hvc0 sandboxdesk.hostname=db sandboxdesk.net=host sandboxdesk.share=workspace sandboxdesk.sharefs=virtiofs sandboxdesk.vsock=6123 sandboxdesk.dhcp=1 sandboxdesk.root=/dev/vda"; got.Cmdline != want {
 		t.Errorf("cmdline\n%s\nwant\n%s", got.Cmdline, want)
 	}
 }
