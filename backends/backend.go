@@ -122,6 +122,10 @@ type Started struct {
 	// DiskLimitMiB is the size the sandbox's writable folders cannot grow
 	// past; 0 when the disk is not limited.
 	DiskLimitMiB int64
+	// Accel is how a VM's processor runs: "kvm" (the host's hardware
+	// virtualisation) or "tcg" (software emulation, many times slower);
+	// "" for a sandbox that is not a VM.
+	Accel string
 }
 
 // Stopped says how a sandbox stopped.
@@ -137,6 +141,8 @@ type Observed struct {
 	// ReservedMiB and MemoryLimitMiB are what a running sandbox holds, as
 	// in Started; 0 when the backend cannot tell.
 	ReservedMiB, MemoryLimitMiB int64
+	// Accel is how a running VM runs, as in Started.
+	Accel string
 }
 
 // ExecRequest is a command to run inside a sandbox.

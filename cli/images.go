@@ -10,9 +10,11 @@ import (
 )
 
 var imagesCommand = command{
-	summary: "list images, import a root file system tarball, or remove an image",
-	usage:   "[list] | import NAME FILE.tar[.gz|.xz] | remove NAME",
+	summary: "list images, import a root file system tarball, pull one from a catalogue, or remove one",
+	usage:   "[list] | import NAME FILE.tar[.gz|.xz] | pull NAME [--catalogue URL] [--backend B] | catalogue [URL|none] | remove NAME",
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		catalogueURL := fs.String("catalogue", "", "pull: the catalogue's URL (default: the one set with `images catalogue URL` or in Settings)")
+		backend := fs.String("backend", "", "pull: the backend the image is for, when the catalogue has it for several")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) == 0 {
 				args = []string{"list"}
@@ -28,8 +30,18 @@ var imagesCommand = command{
 				return e.importImage(ctx, args[1], file)
 			case args[0] == "remove" && len(args) == 2:
 				return e.removeImage(ctx, args[1])
+			case args[0] == "pull" && len(args) == 2:
+				return pull(ctx, e, args[1], *backend, *catalogueURL)
+			case args[0] == "catalogue" && len(args) == 1:
+				return showCatalogue(ctx, e, false, "")
+			case args[0] == "catalogue" && len(args) == 2:
+				url := args[1]
+				if url == "none" {
+					url = ""
+				}
+				return showCatalogue(ctx, e, true, url)
 			}
-			return usagef("use: images [list] | images import NAME FILE | images remove NAME")
+			return usagef("use: images [list] | images import NAME FILE | images pull NAME [--catalogue URL] | images catalogue [URL|none] | images remove NAME")
 		}
 	},
 }

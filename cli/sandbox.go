@@ -269,7 +269,7 @@ func (e *env) showSandbox(sb ipc.Sandbox) error {
 func sandboxRows(list []ipc.Sandbox, now time.Time) [][]string {
 	rows := [][]string{{"NAME", "STATE", "IMAGE", "BACKEND", "MEMORY", "CPUS", "AGE", "ID"}}
 	for _, sb := range list {
-		rows = append(rows, []string{sb.Name, stateWord(sb), sb.Image, sb.Backend, memoryWord(sb), cpusWord(sb.CPUs), units.Age(now.Sub(sb.CreatedAt)), sb.ID})
+		rows = append(rows, []string{sb.Name, stateWord(sb), sb.Image, backendWord(sb), memoryWord(sb), cpusWord(sb.CPUs), units.Age(now.Sub(sb.CreatedAt)), sb.ID})
 	}
 	return rows
 }
@@ -279,6 +279,9 @@ func sandboxDetail(sb ipc.Sandbox, now time.Time) [][]string {
 		{"Name", sb.Name}, {"ID", sb.ID}, {"State", stateWord(sb)}, {"Image", sb.Image}, {"Backend", sb.Backend},
 		{"Memory", memoryWord(sb)}, {"CPUs", cpusWord(sb.CPUs)}, {"Disk", diskWord(sb)}, {"Processes", pidsWord(sb)},
 		{"Network", networkWord(sb.Network)},
+	}
+	if sb.Accel != "" {
+		rows = append(rows[:5], append([][]string{{"Acceleration", accelWord(sb.Accel)}}, rows[5:]...)...)
 	}
 	if sb.NestedUserns {
 		rows = append(rows, []string{"Nested user namespaces", "allowed"})
@@ -318,6 +321,26 @@ func networkWord(n string) string {
 		return "host (shares the host's network, loopback services included)"
 	}
 	return n
+}
+
+// backendWord names the backend, and for a running VM how it runs: a VM
+// under software emulation is the slow one a person looks for.
+func backendWord(sb ipc.Sandbox) string {
+	if sb.Accel != "" {
+		return sb.Backend + " (" + sb.Accel + ")"
+	}
+	return sb.Backend
+}
+
+// accelWord says how a running VM's processor runs.
+func accelWord(accel string) string {
+	switch accel {
+	case "kvm":
+		return "kvm (hardware virtualisation)"
+	case "tcg":
+		return "tcg (software emulation: KVM does not work on this host, so the VM is slow)"
+	}
+	return accel
 }
 
 func stateWord(sb ipc.Sandbox) string {

@@ -65,6 +65,14 @@ func (d *Daemon) Client(ctx context.Context) ipc.Client {
 	return wire.NewLocal(ctx, &controller.Service{C: d.c})
 }
 
+// Events follows d's controller from now until it closes, past the end
+// of any client: the app hears how its quit goes after its own client
+// ended with the quit.
+func (d *Daemon) Events() <-chan ipc.Event {
+	events, _ := d.c.Subscribe() // ends when the controller closes
+	return events
+}
+
 // Close gives the root up without serving it. It stops nothing: the
 // sandboxes running stay so, for the next controller to adopt.
 func (d *Daemon) Close() error { return d.c.Close() }

@@ -96,3 +96,33 @@ func (c *Client) Quit(ctx context.Context) error {
 	}
 	return nil
 }
+
+// PullImage downloads the image called name for this machine from the
+// catalogue at catalogueURL ("" for the one set in Settings), for backend
+// ("" for any). The controller's EventProgress events with Image set to
+// name (Subscribe) tell how far it is.
+func (c *Client) PullImage(ctx context.Context, name, backend, catalogueURL string) (ipc.Image, error) {
+	var img ipc.Image
+	if err := c.c.Call(ctx, ipc.PullImageRequest{Name: name, Backend: backend, Catalogue: catalogueURL}, &img); err != nil {
+		return ipc.Image{}, opError("pull image "+name, err)
+	}
+	return img, nil
+}
+
+// Catalogue is the image catalogue set for this root and what it offers.
+func (c *Client) Catalogue(ctx context.Context) (ipc.Catalogue, error) {
+	var cat ipc.Catalogue
+	if err := c.c.Call(ctx, ipc.CatalogueRequest{}, &cat); err != nil {
+		return ipc.Catalogue{}, opError("read the image catalogue", err)
+	}
+	return cat, nil
+}
+
+// SetCatalogue sets the image catalogue's URL; "" sets none.
+func (c *Client) SetCatalogue(ctx context.Context, url string) (ipc.Catalogue, error) {
+	var cat ipc.Catalogue
+	if err := c.c.Call(ctx, ipc.SetCatalogueRequest{URL: url}, &cat); err != nil {
+		return ipc.Catalogue{}, opError("set the image catalogue", err)
+	}
+	return cat, nil
+}

@@ -38,14 +38,20 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	a := test.NewTempApp(t)
 	root := t.TempDir()
 	vm, err := testvm.New(filepath.Join(root, "testvm"), testvm.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newRigOf(t, root, map[string]controller.Backend{testvm.Name: vm}, testvm.Name)
+}
+
+// newRigOf is the rig over a controller with the backends given.
+func newRigOf(t *testing.T, root string, bs map[string]controller.Backend, def string) *rig {
+	t.Helper()
+	a := test.NewTempApp(t)
 	c, err := controller.Open(t.Context(), controller.Options{
-		Root: root, Backends: map[string]controller.Backend{testvm.Name: vm}, DefaultBackend: testvm.Name,
+		Root: root, Backends: bs, DefaultBackend: def,
 		Measure: func(context.Context) (host.Info, error) {
 			return host.Info{CPUCount: 4, EffectiveCPUCores: 4, TotalMemoryBytes: 16 << 30, AvailableDiskBytes: 200 << 30}, nil
 		},
