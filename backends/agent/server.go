@@ -117,7 +117,11 @@ func (s *Server) exec(conn net.Conn, br *bufio.Reader, req Request) {
 		// a background process keeps the output pipes open; the command is
 		// done when its own process exits, as with "docker exec"
 		cmd.WaitDelay = 100 * time.Millisecond
-		err = startWithInput(cmd, sess.Stdin())
+		if sess.NoInput() {
+			err = cmd.Start() // on /dev/null: no pipe, no copier
+		} else {
+			err = startWithInput(cmd, sess.Stdin())
+		}
 	}
 	if err != nil {
 		sess.Fail(err.Error())
