@@ -55,7 +55,7 @@ func (s *Session) readFrames(r io.Reader, in *inbox) {
 		switch {
 		case err != nil:
 		case typ == Stdin && n > 0:
-			payload = make([]byte, n)
+			payload = getChunk(n)
 			err = readPayload(r, payload)
 		case n <= len(ctl):
 			payload = ctl[:n]
@@ -106,7 +106,8 @@ func (s *Session) readFrames(r io.Reader, in *inbox) {
 type input struct {
 	s              *Session
 	in             *inbox
-	cur            []byte
+	cur            []byte // what is left of chunk
+	chunk          []byte // the input at hand, whole, to go back to the pool
 	taken, granted int64
 }
 
@@ -152,13 +153,17 @@ func (r *input) fill() error {
 		}
 		return err
 	}
-	r.cur = chunk
+	r.cur, r.chunk = chunk, chunk
 	return nil
 }
 
 // took marks n bytes of the input at hand as taken by the command.
 func (r *input) took(n int) {
 	r.cur = r.cur[n:]
+	if len(r.cur) == 0 {
+		putChunk(r.chunk)
+		r.cur, r.chunk = nil, nil
+	}
 	r.taken += int64(n)
 	// a grant per quarter window, not per read: fewer frames back
 	if r.taken+Window-r.granted >= Window/4 {

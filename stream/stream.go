@@ -114,6 +114,24 @@ func readPayload(r io.Reader, p []byte) error {
 // allocation, and no garbage collection to take it back.
 var chunks = sync.Pool{New: func() any { b := make([]byte, ChunkSize); return &b }}
 
+// getChunk is a buffer of n bytes, from the pool when it fits one: input
+// passes through a session in frames of up to ChunkSize, each read into
+// one of these and given back once the command has taken it.
+func getChunk(n int) []byte {
+	if n > ChunkSize {
+		return make([]byte, n)
+	}
+	return (*chunks.Get().(*[]byte))[:n]
+}
+
+// putChunk gives back a buffer of getChunk.
+func putChunk(b []byte) {
+	if cap(b) == ChunkSize {
+		b = b[:ChunkSize]
+		chunks.Put(&b)
+	}
+}
+
 // Writer turns writes into frames of one type. Writers sharing a
 // connection share one mutex, so their frames never interleave.
 type Writer struct {
