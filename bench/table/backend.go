@@ -1,0 +1,53 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// backendRows takes figures from the bubblewrap backend's own benchmarks,
+// in the bench's process tree but without the CLI or the controller: an
+// exec of true through a running sandbox's agent, and a cold start and
+// stop. Each of rounds runs of the benchmarks is one sample.
+func (b *bench) backendRows(rounds int) {
+	c := exec.Command("go", "test", "-count", strconv.Itoa(rounds), "-run", "^$", "-bench", "^Benchmark(ExecTrue|ColdCreate)$",
+		"-benchtime", "20x", "./backends/bubblewrap")
+	c.Env = append(os.Environ(), "SANDBOXDESK_BENCH_AGENT="+filepath.Join(b.bin, "sandboxdesk-agent"))
+	out, err := c.CombinedOutput()
+	if err != nil {
+		fail("backend benchmarks: %v\n%s", err, out)
+	}
+	perOp := benchSamples(string(out), "ns/op")
+	b.add(row{Figure: "exec true (backend, in-process)", Unit: "ms", Goal: "< 2 ms"}, perOp["ExecTrue"], nil)
+	b.add(row{Figure: "cold create + stop (backend)", Unit: "ms", Goal: "< 150 ms"}, perOp["ColdCreate"], nil)
+}
+
+// benchSamples reads go test -bench output: for each benchmark, its value
+// of unit on every line (one per -count), in milliseconds for ns/op.
+func benchSamples(out, unit string) map[string]sample {
+	s := map[string]sample{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(f[0], "Benchmark"), "-")
+		for i := 2; i+1 < len(f); i += 2 {
+			if v, err := strconv.ParseFloat(f[i], 64); err == nil && f[i+1] == unit {
+				if unit == "ns/op" {
+					v /= 1e6
+				}
+				s[name] = append(s[name], v)
+			}
+		}
+	}
+	if len(s) == 0 {
+		fail("no %s figures in the benchmarks' output:\n%s", unit, out)
+	}
+	return s
+}
