@@ -258,6 +258,10 @@ func (e *env) runRemote(ctx context.Context, req ipc.ExecRequest, resizes <-chan
 			}
 		}
 	}()
+	if f, ok := e.In.(*os.File); ok {
+		// input piped in arrives in large reads, and so in large frames
+		stream.GrowPipe(f)
+	}
 	code, err := c.Exec(ctx, req, stream.IO{Stdin: e.In, Stdout: e.Out, Stderr: e.Err, Signals: sigs, Resizes: resizes})
 	if err != nil {
 		return exitFor(err)

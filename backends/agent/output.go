@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"time"
+
+	"sandboxdesk/stream"
 )
 
 // outputGrace is how long the output of a command that exited may still
@@ -33,7 +35,7 @@ func pipeOutput(cmd *exec.Cmd, stdout, stderr io.Writer) (*output, error) {
 			o.close()
 			return nil, err
 		}
-		growPipe(pr)
+		stream.GrowPipe(pr)
 		o.readers, o.writers = append(o.readers, pr), append(o.writers, pw)
 		*dst = pw
 	}
