@@ -258,11 +258,18 @@ func (e *env) runRemote(ctx context.Context, req ipc.ExecRequest, resizes <-chan
 			}
 		}
 	}()
-	if f, ok := e.In.(*os.File); ok {
-		// input piped in arrives in large reads, and so in large frames
-		stream.GrowPipe(f)
+	in := e.In
+	if f, ok := in.(*os.File); ok {
+		if isDevNull(f) {
+			// no input, said with the request: the sandbox starts the
+			// command on an empty input, with no pipe to feed
+			in = nil
+		} else {
+			// input piped in arrives in large reads, and so in large frames
+			stream.GrowPipe(f)
+		}
 	}
-	code, err := c.Exec(ctx, req, stream.IO{Stdin: e.In, Stdout: e.Out, Stderr: e.Err, Signals: sigs, Resizes: resizes})
+	code, err := c.Exec(ctx, req, stream.IO{Stdin: in, Stdout: e.Out, Stderr: e.Err, Signals: sigs, Resizes: resizes})
 	if err != nil {
 		return exitFor(err)
 	}
@@ -270,6 +277,17 @@ func (e *env) runRemote(ctx context.Context, req ipc.ExecRequest, resizes <-chan
 		return exitStatus(code)
 	}
 	return nil
+}
+
+// isDevNull reports whether f is the null device (stdin of a command run
+// from a script or a service).
+func isDevNull(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(fi, null)
 }
 
 // exitStatus is a command's own non-zero exit status, passed through.

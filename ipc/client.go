@@ -114,13 +114,18 @@ func okBody(line []byte) ([]byte, bool) {
 
 // Exec runs a command in a sandbox and streams it.
 func (c *SocketClient) Exec(ctx context.Context, req ExecRequest, cio stream.IO) (int, error) {
-	conn, br, err := c.dial(ctx, req)
+	conn, err := dialLocal(ctx, c.Path)
 	if err != nil {
 		return -1, err
 	}
 	defer conn.Close()
-	conn.SetDeadline(timeZero)
-	code, err := stream.Attach(ctx, conn, br, cio)
+	line, err := EncodeRequest(req)
+	if err != nil {
+		return -1, err
+	}
+	// the request leaves with the end of input when there is none, so the
+	// controller knows before it starts the command
+	code, err := stream.Exec(ctx, conn, line, cio)
 	var se *stream.StartError
 	if errors.As(err, &se) {
 		if kind := KindByName(se.Kind); kind != nil {
