@@ -286,3 +286,25 @@ func TestDiskLimitSaidHonestly(t *testing.T) {
 		t.Errorf("as root the process limit is enforced, but inspect --json says %s", js)
 	}
 }
+
+// TestExecFromDevNullSaysNoInput: a CLI whose stdin is the null device
+// tells the controller, with the request, that no input comes; the
+// command then starts on an empty input (/dev/null), not on a pipe.
+func TestExecFromDevNullSaysNoInput(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd/0"); err != nil {
+		t.Skip("no /proc here to name the command's stdin:", err)
+	}
+	root := serveRoot(t, "testvm")
+	if code, _, errs := runIn(t.Context(), root, nil, "create", "box"); code != 0 {
+		t.Fatalf("create: %d %s", code, errs)
+	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	code, out, errs := runIn(t.Context(), root, null, "exec", "box", "--", "readlink", "/proc/self/fd/0")
+	if code != 0 || out != "/dev/null\n" {
+		t.Errorf("stdin of a command run from /dev/null: %d, %q, %s; want /dev/null", code, out, errs)
+	}
+}

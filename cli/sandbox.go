@@ -12,6 +12,7 @@ import (
 
 	"sandboxdesk/ipc"
 	"sandboxdesk/sandboxes"
+	"sandboxdesk/stream"
 	"sandboxdesk/units"
 )
 
@@ -242,7 +243,18 @@ func (e *env) runRemote(ctx context.Context, name string, cmd sandboxes.Cmd) err
 			}
 		}
 	}()
-	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Signals = e.In, e.Out, e.Err, sigs
+	in := e.In
+	if f, ok := in.(*os.File); ok {
+		if isDevNull(f) {
+			// no input, said with the request: the sandbox starts the
+			// command on an empty input, with no pipe to feed
+			in = nil
+		} else {
+			// input piped in arrives in large reads, and so in large frames
+			stream.GrowPipe(f)
+		}
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Signals = in, e.Out, e.Err, sigs
 	code, err := sbx.Sandbox(name).Exec(ctx, cmd)
 	if err != nil {
 		return exitFor(err)
@@ -251,6 +263,17 @@ func (e *env) runRemote(ctx context.Context, name string, cmd sandboxes.Cmd) err
 		return exitStatus(code)
 	}
 	return nil
+}
+
+// isDevNull reports whether f is the null device (stdin of a command run
+// from a script or a service).
+func isDevNull(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(fi, null)
 }
 
 // exitStatus is a command's own non-zero exit status, passed through.
