@@ -9,6 +9,10 @@ BIN     := bin/sandboxdesk
 APP     := bin/sandboxdesk-app
 AGENT   := bin/sandboxdesk-agent
 SHARED_TOOLS := ../shared/tools
+# VERSION is the one version of every binary and package: the git tag
+# (v1.2.0, or v1.2.0-3-gabc1234-dirty between tags), "dev" outside git.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X sandboxdesk/version.Version=$(VERSION)
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
@@ -20,9 +24,9 @@ run: deps build
 	./$(BIN)
 
 build: go-check
-	$(GO) build -tags $(TAGS) -o $(APP) .
-	$(GO) build -tags $(TAGS) -o $(BIN) ./cmd/sandboxdesk
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags=-s -o $(AGENT) ./cmd/sandboxdesk-agent
+	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(APP) .
+	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/sandboxdesk
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s $(LDFLAGS)" -o $(AGENT) ./cmd/sandboxdesk-agent
 
 # deps installs the system packages when run as root and names the missing
 # ones otherwise (Linux); elsewhere it only checks the Go toolchain.
@@ -102,7 +106,7 @@ screenshots: build
 # fake wsl.exe and writes a picture of its main window.
 windows-app:
 	CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc CXX=x86_64-w64-mingw32-g++ \
-		$(GO) build -tags $(TAGS) -o bin/sandboxdesk.exe .
+		$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o bin/sandboxdesk.exe .
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build -o bin/fakewsl/wsl.exe ./backends/wsl/fakewsl/wsl
 
 screenshots-windows: windows-app
