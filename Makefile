@@ -12,7 +12,7 @@ SHARED_TOOLS := ../shared/tools
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance clients-test tray screenshots windows-app screenshots-windows bench guest-image clean
+.PHONY: run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance clients-test tray screenshots windows-app screenshots-windows bench guest-image icons clean
 
 run: deps build
 	@if [ "$$(uname)" = Linux ] && [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
@@ -123,6 +123,12 @@ FLAVOR    ?= tiny
 GUEST_DIR ?= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(HOME)/.cache)/sandboxdesk/guest
 guest-image: go-check
 	sh packaging/guest/build.sh $(ARCH) $(FLAVOR) $(GUEST_DIR)/$(ARCH)-$(FLAVOR)
+
+# icons draws assets/icon.svg in every size each platform wants into
+# assets/icons (PNGs 16 to 1024, sandboxdesk.ico, sandboxdesk.icns); they
+# are committed, and a test checks that they match the source.
+icons: go-check
+	$(GO) run ./packaging/icons -src assets/icon.svg -out assets/icons
 
 clean:
 	rm -rf bin
