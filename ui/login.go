@@ -9,7 +9,7 @@ import (
 )
 
 // LoginItem is the desktop's own "open at login" entry for the app: an
-// XDG autostart file, a LaunchAgent, a Run value.
+// XDG autostart file, a LaunchAgent, a Run value (package autostart).
 type LoginItem interface {
 	Enabled() (bool, error)
 	Enable() error
@@ -45,17 +45,20 @@ func newLoginSwitch(item LoginItem) *loginSwitch {
 
 func (l *loginSwitch) content() fyne.CanvasObject { return container.NewVBox(l.check, l.msg) }
 
-// apply writes or removes the entry when the check changed.
+// apply writes or removes the entry when the check changed. The entry's
+// errors say what they were doing (open at login: ...).
 func (l *loginSwitch) apply() error {
 	if l.check.Disabled() || l.check.Checked == l.was {
 		return nil
 	}
+	var err error
 	if l.check.Checked {
-		if err := l.item.Enable(); err != nil {
-			return fmt.Errorf("open at login: %w", err)
-		}
-	} else if err := l.item.Disable(); err != nil {
-		return fmt.Errorf("stop opening at login: %w", err)
+		err = l.item.Enable()
+	} else {
+		err = l.item.Disable()
+	}
+	if err != nil {
+		return err
 	}
 	l.was = l.check.Checked
 	return nil
