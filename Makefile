@@ -16,7 +16,7 @@ LDFLAGS := -X sandboxdesk/version.Version=$(VERSION)
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance clients-test tray screenshots windows-app screenshots-windows bench guest-image icons clean
+.PHONY: run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance clients-test tray screenshots windows-app screenshots-windows bench guest-image icons package-linux package-linux-check clean
 
 run: deps build
 	@if [ "$$(uname)" = Linux ] && [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
@@ -133,6 +133,20 @@ guest-image: go-check
 # are committed, and a test checks that they match the source.
 icons: go-check
 	$(GO) run ./packaging/icons -src assets/icon.svg -out assets/icons
+
+# package-linux builds the .deb and the portable tar.xz (with install.sh
+# --prefix) into bin/packages; package-linux-check installs both here, as
+# root, starts the installed app under Xvfb from its menu entry and
+# removes them, checking that nothing is left.
+PACKAGES_DIR := bin/packages
+LINUX_ARCH   := $(shell $(GO) env GOARCH)
+package-linux: build
+	sh packaging/linux/package.sh $(VERSION) $(LINUX_ARCH) bin $(PACKAGES_DIR)
+
+package-linux-check: package-linux
+	sh packaging/linux/check.sh $(PACKAGES_DIR)/sandboxdesk_*_$(LINUX_ARCH).deb \
+		$(PACKAGES_DIR)/sandboxdesk-$(VERSION)-linux-$(LINUX_ARCH).tar.xz \
+		$(SCREENSHOTS_DIR)/installed-linux.png $(VERSION)
 
 clean:
 	rm -rf bin
