@@ -12,11 +12,12 @@ SHARED_TOOLS := ../shared/tools
 # VERSION is the one version of every binary and package: the git tag
 # (v1.2.0, or v1.2.0-3-gabc1234-dirty between tags), "dev" outside git.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+VERSION := $(VERSION)
 LDFLAGS := -X sandboxdesk/version.Version=$(VERSION)
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance clients-test tray screenshots windows-app screenshots-windows bench guest-image icons package-linux package-linux-check clean
+.PHONY: run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance clients-test tray screenshots windows-app screenshots-windows bench guest-image icons package-linux package-linux-check release clean
 
 run: deps build
 	@if [ "$$(uname)" = Linux ] && [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
@@ -147,6 +148,19 @@ package-linux-check: package-linux
 	sh packaging/linux/check.sh $(PACKAGES_DIR)/sandboxdesk_*_$(LINUX_ARCH).deb \
 		$(PACKAGES_DIR)/sandboxdesk-$(VERSION)-linux-$(LINUX_ARCH).tar.xz \
 		$(SCREENSHOTS_DIR)/installed-linux.png $(VERSION)
+
+# release builds every package this machine can (the Linux ones; the
+# Windows installer where package-windows is defined) and the guest
+# images RELEASE_IMAGES, and writes them with the image catalogue (URLs
+# under RELEASE_URL) and SHA256SUMS into RELEASE_DIR, to publish as they
+# lie there (images/ARCH-FLAVOR/ folders included).
+RELEASE_DIR    ?= bin/release
+RELEASE_URL    ?= https://sandboxdesk.dev/releases/$(VERSION)
+RELEASE_IMAGES ?= $(LINUX_ARCH)-tiny
+release: package-linux
+	@if $(MAKE) -n package-windows >/dev/null 2>&1; then $(MAKE) --no-print-directory package-windows; \
+	else echo "release: this tree has no package-windows target; the release has no Windows installer"; fi
+	sh packaging/release.sh $(VERSION) $(RELEASE_DIR) $(RELEASE_URL) "$(RELEASE_IMAGES)"
 
 clean:
 	rm -rf bin

@@ -38,11 +38,11 @@ manifest="$lib/installed"
 
 uninstall() {
 	[ -f "$manifest" ] || { echo "install.sh: sandboxdesk is not installed under $prefix (no $manifest)" >&2; exit 1; }
-	# files first, then folders deepest first, only those the install made
-	grep '^f ' "$manifest" | cut -c3- | while IFS= read -r p; do rm -f "$prefix/$p"; done
-	grep '^d ' "$manifest" | cut -c3- | sort -r | while IFS= read -r p; do rmdir "$prefix/$p" 2>/dev/null || true; done
+	list=$(cat "$manifest")
 	rm -f "$manifest"
-	rmdir "$lib" 2>/dev/null || true
+	# files first, then folders deepest first, only those the install made
+	echo "$list" | sed -n 's/^f //p' | while IFS= read -r p; do rm -f "$prefix/$p"; done
+	echo "$list" | sed -n 's/^d //p' | sort -r | while IFS= read -r p; do rmdir "$prefix/$p" 2>/dev/null || true; done
 	echo "sandboxdesk removed from $prefix"
 }
 

@@ -20,13 +20,13 @@ for b in sandboxdesk sandboxdesk-app sandboxdesk-agent; do
 done
 
 # Debian wants a version that starts with a digit and, with no revision,
-# holds no hyphen: v1.2.0 is 1.2.0, v1.2.0-3-gabc1234-dirty between tags
-# is 1.2.0+3.gabc1234.dirty, a bare commit or dev is 0.0.0+dev
+# holds no hyphen: the tag v1.2.0 is 1.2.0, v1.2.0-3-gabc1234-dirty
+# between tags is 1.2.0+3.gabc1234.dirty; anything else (a bare commit,
+# which may start with a digit, or dev) is 0.0.0+ itself
 debversion() {
-	v=${1#v}
-	case "$v" in
-	[0-9]*) echo "$v" | sed -e 's/-/+/' -e 's/-/./g' ;;
-	*) echo "0.0.0+$(echo "$v" | tr -c 'A-Za-z0-9.\n' '.')" ;;
+	case "$1" in
+	v[0-9]*.*) echo "${1#v}" | sed -e 's/-/+/' -e 's/-/./g' ;;
+	*) echo "0.0.0+$(echo "$1" | tr -c 'A-Za-z0-9.\n' '.')" ;;
 	esac
 }
 DEBVERSION=$(debversion "$VERSION")
