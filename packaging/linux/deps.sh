@@ -16,7 +16,9 @@ set -eu
 # tests build a guest image from Debian's kernel package, fetched with
 # apt-get download, never installed). wine64, gcc-mingw-w64-x86-64: the
 # Windows build's tests (and the Windows app) run under Wine.
-PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap slirp4netns iproute2 xvfb xauth dbus-x11 openbox haskell-gtk-sni-tray-utils imagemagick xdotool busybox-static qemu-system-x86 ca-certificates git wine64 gcc-mingw-w64-x86-64"
+# desktop-file-utils, appstream, xz-utils: make package-linux-check
+# validates the menu entry and the AppStream metadata; the tarball is xz.
+PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap slirp4netns iproute2 xvfb xauth dbus-x11 openbox haskell-gtk-sni-tray-utils imagemagick xdotool busybox-static qemu-system-x86 ca-certificates git wine64 gcc-mingw-w64-x86-64 desktop-file-utils appstream xz-utils"
 
 if [ "${1:-}" = "--list" ]; then
 	echo "$PACKAGES"
