@@ -20,6 +20,9 @@ for f in bin/packages/sandboxdesk_*.deb bin/packages/sandboxdesk-"$VERSION"-linu
 done
 [ "$found" -gt 0 ] || { echo "release: no package was built for $VERSION (make package-linux)" >&2; exit 1; }
 
+# the Debian packages an image is built from stay in the build cache,
+# beside the images make guest-image builds, not in the release
+export GUEST_DEBS="${GUEST_DEBS:-${XDG_CACHE_HOME:-$HOME/.cache}/sandboxdesk/guest/debs}"
 for image in $IMAGES; do
 	sh "$HERE/guest/build.sh" "${image%%-*}" "${image#*-}" "$OUT/images/$image"
 done
