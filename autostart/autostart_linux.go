@@ -22,12 +22,12 @@ func (l Login) Enable() error {
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("open at login: %w", err)
+		return fmt.Errorf("write the autostart entry: %w", err)
 	}
 	// a new file renamed over the old one: a login never reads half of it
 	tmp, err := os.CreateTemp(dir, "."+l.Name+"-*.desktop")
 	if err != nil {
-		return fmt.Errorf("open at login: %w", err)
+		return fmt.Errorf("write the autostart entry: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.Write(data)
@@ -41,7 +41,7 @@ func (l Login) Enable() error {
 		err = os.Rename(tmp.Name(), path)
 	}
 	if err != nil {
-		return fmt.Errorf("open at login: %w", err)
+		return fmt.Errorf("write the autostart entry: %w", err)
 	}
 	return nil
 }
@@ -55,7 +55,7 @@ func (l Login) Disable() error {
 		return err
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("stop opening at login: %w", err)
+		return fmt.Errorf("remove the autostart entry: %w", err)
 	}
 	return nil
 }
@@ -71,16 +71,16 @@ func (l Login) Enabled() (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("read the login entry: %w", err)
+		return false, fmt.Errorf("read the autostart entry: %w", err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, 64<<10))
 	if err != nil {
-		return false, fmt.Errorf("read the login entry %s: %w", path, err)
+		return false, fmt.Errorf("read the autostart entry %s: %w", path, err)
 	}
 	on, err := xdgEntryOn(data)
 	if err != nil {
-		return false, fmt.Errorf("%s: %w", path, err)
+		return false, fmt.Errorf("the autostart entry %s: %w", path, err)
 	}
 	return on, nil
 }

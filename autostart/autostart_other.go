@@ -14,5 +14,5 @@ func (l Login) Disable() error { return l.unsupported() }
 func (l Login) Enabled() (bool, error) { return false, l.unsupported() }
 
 func (l Login) unsupported() error {
-	return fmt.Errorf("open at login: sandboxdesk does not know how %s starts programs at login", runtime.GOOS)
+	return fmt.Errorf("sandboxdesk does not know how %s starts programs at login", runtime.GOOS)
 }

@@ -81,10 +81,10 @@ func xdgEntryOn(data []byte) (bool, error) {
 		}
 	}
 	if err := s.Err(); err != nil {
-		return false, fmt.Errorf("read the login entry: %w", err)
+		return false, fmt.Errorf("read the autostart entry: %w", err)
 	}
 	if !seen {
-		return false, fmt.Errorf("the login entry has no [Desktop Entry] group")
+		return false, fmt.Errorf("no [Desktop Entry] group")
 	}
 	return on, nil
 }

@@ -46,19 +46,17 @@ func newLoginSwitch(item LoginItem) *loginSwitch {
 func (l *loginSwitch) content() fyne.CanvasObject { return container.NewVBox(l.check, l.msg) }
 
 // apply writes or removes the entry when the check changed. The entry's
-// errors say what they were doing (open at login: ...).
+// errors say what was done to which file or value; this says why.
 func (l *loginSwitch) apply() error {
 	if l.check.Disabled() || l.check.Checked == l.was {
 		return nil
 	}
-	var err error
 	if l.check.Checked {
-		err = l.item.Enable()
-	} else {
-		err = l.item.Disable()
-	}
-	if err != nil {
-		return err
+		if err := l.item.Enable(); err != nil {
+			return fmt.Errorf("open at login: %w", err)
+		}
+	} else if err := l.item.Disable(); err != nil {
+		return fmt.Errorf("stop opening at login: %w", err)
 	}
 	l.was = l.check.Checked
 	return nil

@@ -72,11 +72,11 @@ func TestOpenAtLoginSaysWhatFailed(t *testing.T) {
 	r.u.Login = login
 	s := r.settings()
 	test.Tap(s.login.check)
-	login.fail = errors.New("open at login: write ~/.config/autostart/sandboxdesk.desktop: permission denied")
+	login.fail = errors.New("write the autostart entry: permission denied")
 	lreq, _ := s.limitsRequest()
 	mreq, send, _ := s.memoryRequest()
 	err := s.store(t.Context(), lreq, mreq, send)
-	if err == nil || !strings.Contains(err.Error(), "open at login: write ~/.config/autostart/sandboxdesk.desktop: permission denied") {
+	if err == nil || err.Error() != "open at login: write the autostart entry: permission denied" {
 		t.Errorf("a failed write says %v", err)
 	}
 	s.dlg.Hide()
@@ -87,7 +87,7 @@ func TestOpenAtLoginSaysWhatFailed(t *testing.T) {
 	if !s.login.check.Disabled() {
 		t.Error("the switch is enabled though the entry cannot be read")
 	}
-	if want := "Cannot read the login entry: open at login: write ~/.config/autostart/sandboxdesk.desktop: permission denied"; !contains(labels(top), want) {
+	if want := "Cannot read the login entry: write the autostart entry: permission denied"; !contains(labels(top), want) {
 		t.Errorf("no line %q; lines %q", want, labels(top))
 	}
 }
