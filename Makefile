@@ -12,7 +12,7 @@ SHARED_TOOLS := ../shared/tools
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance clients-test tray screenshots windows-app screenshots-windows bench guest-image icons clean
+.PHONY: run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance clients-test tray screenshots windows-app screenshots-windows bench guest-image icons package-windows package-windows-check package-darwin clean
 
 run: deps build
 	@if [ "$$(uname)" = Linux ] && [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
@@ -129,6 +129,34 @@ guest-image: go-check
 # are committed, and a test checks that they match the source.
 icons: go-check
 	$(GO) run ./packaging/icons -src assets/icon.svg -out assets/icons
+
+# VERSION is the one version every package carries: the git tag (v1.2.0,
+# or v1.2.0-3-gabc1234-dirty between tags), "dev" outside git.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS ?=
+
+# package-windows cross-builds the app (a GUI program) and the command
+# line (a console one) with MinGW, with their icon and version as
+# resources, and the per-user NSIS installer around them:
+# bin/sandboxdesk-VERSION-windows-amd64-setup.exe. Minutes when cold, so
+# not part of make test; package-windows-check runs the installer under
+# Wine with Xvfb (install, Start menu entry, Open at login, the window,
+# uninstall) and writes a picture of the installed app.
+SETUP_EXE = bin/sandboxdesk-$(VERSION)-windows-amd64-setup.exe
+package-windows: go-check
+	GO=$(GO) TAGS=$(TAGS) LDFLAGS="$(LDFLAGS)" sh packaging/windows/package.sh $(VERSION) bin
+
+package-windows-check: package-windows
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build -o bin/fakewsl/wsl.exe ./backends/wsl/fakewsl/wsl
+	LANG=C.UTF-8 sh packaging/windows/check.sh $(SETUP_EXE) bin/fakewsl/wsl.exe $(VERSION) $(SCREENSHOTS_DIR)/installed-windows.png
+
+# package-darwin builds sandboxdesk.app on a Mac (Xcode's command line
+# tools), signs it ad hoc or as SIGN_IDENTITY (a Developer ID), and zips
+# it, with a .dmg where hdiutil is; elsewhere its layout and plists are
+# checked by packaging/bundle's tests.
+SIGN_IDENTITY ?= -
+package-darwin: go-check
+	GO=$(GO) TAGS=$(TAGS) LDFLAGS="$(LDFLAGS)" SIGN_IDENTITY="$(SIGN_IDENTITY)" sh packaging/darwin/package.sh $(VERSION) bin
 
 clean:
 	rm -rf bin

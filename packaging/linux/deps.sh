@@ -17,6 +17,8 @@ set -eu
 # apt-get download, never installed). wine64, gcc-mingw-w64-x86-64: the
 # Windows build's tests (and the Windows app) run under Wine.
 PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap slirp4netns iproute2 xvfb xauth dbus-x11 openbox haskell-gtk-sni-tray-utils imagemagick xdotool busybox-static qemu-system-x86 ca-certificates git wine64 gcc-mingw-w64-x86-64"
+# nsis: makensis builds the Windows installer (make package-windows).
+PACKAGES="$PACKAGES nsis"
 
 if [ "${1:-}" = "--list" ]; then
 	echo "$PACKAGES"
