@@ -21,27 +21,27 @@ func (l Login) Enable() error {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("open at login: %w", err)
+		return fmt.Errorf("write the LaunchAgent: %w", err)
 	}
 	// a new file renamed over the old one: launchd never reads half of it
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+l.Name+"-*.plist")
 	if err != nil {
-		return fmt.Errorf("open at login: %w", err)
+		return fmt.Errorf("write the LaunchAgent: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return fmt.Errorf("open at login: %w", err)
+		return fmt.Errorf("write the LaunchAgent: %w", err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
-		return fmt.Errorf("open at login: %w", err)
+		return fmt.Errorf("write the LaunchAgent: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("open at login: %w", err)
+		return fmt.Errorf("write the LaunchAgent: %w", err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("open at login: %w", err)
+		return fmt.Errorf("write the LaunchAgent: %w", err)
 	}
 	return nil
 }
@@ -53,7 +53,7 @@ func (l Login) Disable() error {
 		return err
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("stop opening at login: %w", err)
+		return fmt.Errorf("remove the LaunchAgent: %w", err)
 	}
 	return nil
 }
@@ -70,16 +70,16 @@ func (l Login) Enabled() (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("read the login entry: %w", err)
+		return false, fmt.Errorf("read the LaunchAgent: %w", err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, 64<<10))
 	if err != nil {
-		return false, fmt.Errorf("read the login entry %s: %w", path, err)
+		return false, fmt.Errorf("read the LaunchAgent %s: %w", path, err)
 	}
 	label, _, err := readLaunchAgent(data)
 	if err != nil {
-		return false, fmt.Errorf("the login entry %s: %w", path, err)
+		return false, fmt.Errorf("the LaunchAgent %s: %w", path, err)
 	}
 	return label == l.Name, nil
 }

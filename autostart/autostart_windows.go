@@ -16,11 +16,11 @@ func (l Login) Enable() error {
 	}
 	k, _, err := registry.CreateKey(registry.CURRENT_USER, l.key(), registry.SET_VALUE)
 	if err != nil {
-		return fmt.Errorf("open at login: open HKCU\\%s: %w", l.key(), err)
+		return fmt.Errorf("open HKCU\\%s: %w", l.key(), err)
 	}
 	defer k.Close()
 	if err := k.SetStringValue(l.Name, cmd); err != nil {
-		return fmt.Errorf("open at login: write %s in HKCU\\%s: %w", l.Name, l.key(), err)
+		return fmt.Errorf("write the Run value %s in HKCU\\%s: %w", l.Name, l.key(), err)
 	}
 	return nil
 }
@@ -35,11 +35,11 @@ func (l Login) Disable() error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("stop opening at login: open HKCU\\%s: %w", l.key(), err)
+		return fmt.Errorf("open HKCU\\%s: %w", l.key(), err)
 	}
 	defer k.Close()
 	if err := k.DeleteValue(l.Name); err != nil && !errors.Is(err, registry.ErrNotExist) {
-		return fmt.Errorf("stop opening at login: delete %s in HKCU\\%s: %w", l.Name, l.key(), err)
+		return fmt.Errorf("delete the Run value %s in HKCU\\%s: %w", l.Name, l.key(), err)
 	}
 	return nil
 }
@@ -54,7 +54,7 @@ func (l Login) Enabled() (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("read the login entry: open HKCU\\%s: %w", l.key(), err)
+		return false, fmt.Errorf("open HKCU\\%s: %w", l.key(), err)
 	}
 	defer k.Close()
 	_, _, err = k.GetValue(l.Name, nil)
@@ -62,7 +62,7 @@ func (l Login) Enabled() (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("read the login entry %s in HKCU\\%s: %w", l.Name, l.key(), err)
+		return false, fmt.Errorf("read the Run value %s in HKCU\\%s: %w", l.Name, l.key(), err)
 	}
 	return true, nil
 }

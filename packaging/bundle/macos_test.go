@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"testing"
 
 	"sandboxdesk/plist"
@@ -122,7 +123,8 @@ func TestBuildMacApp(t *testing.T) {
 			t.Errorf("%s: %v", tc.path, err)
 			continue
 		}
-		if st.Mode().Perm() != tc.mode {
+		// Windows has no modes to check (the bundle is built on a Mac)
+		if runtime.GOOS != "windows" && st.Mode().Perm() != tc.mode {
 			t.Errorf("%s: mode %v, want %v", tc.path, st.Mode().Perm(), tc.mode)
 		}
 		if got, _ := os.ReadFile(p); !bytes.Equal(got, tc.want) {

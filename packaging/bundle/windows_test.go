@@ -49,12 +49,13 @@ func TestResourceScriptCompiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ico, err := os.ReadFile("../../assets/icons/sandboxdesk.ico")
+	// the .ico keeps its 256 px image as this PNG, and so does the object
+	big, err := os.ReadFile("../../assets/icons/sandboxdesk-256.png")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(obj) < len(ico) {
-		t.Errorf("the object (%d bytes) is smaller than the icon (%d)", len(obj), len(ico))
+	if !bytes.Contains(obj, big) {
+		t.Error("the object lacks the icon's 256 px image")
 	}
 	for _, want := range []string{"v0.4.0-12-gabc1234", "ProductVersion", "asInvoker"} {
 		enc := []byte(want)

@@ -19,6 +19,8 @@ set -eu
 # desktop-file-utils, appstream, xz-utils: make package-linux-check
 # validates the menu entry and the AppStream metadata; the tarball is xz.
 PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap slirp4netns iproute2 xvfb xauth dbus-x11 openbox haskell-gtk-sni-tray-utils imagemagick xdotool busybox-static qemu-system-x86 ca-certificates git wine64 gcc-mingw-w64-x86-64 desktop-file-utils appstream xz-utils"
+# nsis: makensis builds the Windows installer (make package-windows).
+PACKAGES="$PACKAGES nsis"
 
 if [ "${1:-}" = "--list" ]; then
 	echo "$PACKAGES"
