@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/app"
 
 	"sandboxdesk/assets"
+	"sandboxdesk/autostart"
 	"sandboxdesk/daemon"
 	"sandboxdesk/ipc"
 	"sandboxdesk/rules"
@@ -46,6 +47,11 @@ func runDesktop(rootFlag string) int {
 	// the tray, when there is one, must be set up before the loop runs:
 	// the window comes first, the controller joins it when it is ready
 	u := ui.New(a, conn, root, hasTray())
+	if exe, err := os.Executable(); err == nil {
+		// the program as it was started (a link in PATH stays a link), so
+		// the entry follows an upgrade that replaces what the link names
+		u.Login = autostart.Login{Name: "sandboxdesk", Exec: exe}
+	}
 	u.OnQuit = func() {
 		cancel()
 		conn.waitServed()

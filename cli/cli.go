@@ -24,6 +24,7 @@ import (
 	"text/tabwriter"
 
 	"sandboxdesk/rules"
+	"sandboxdesk/version"
 )
 
 // Exit statuses.
@@ -110,6 +111,10 @@ func usagef(format string, args ...any) error {
 // the exit status.
 func Run(ctx context.Context, args []string, stdio IO) int {
 	args = globalsAfterCommand(args)
+	if len(args) == 1 && args[0] == "--version" {
+		fmt.Fprintln(stdio.Out, "sandboxdesk", version.Version)
+		return ExitOK
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		topic := helpTopic(args[1:])
 		if _, ok := commands[topic]; topic != "" && !ok {
@@ -248,7 +253,7 @@ func printHelp(w io.Writer, topic string) {
 		return
 	}
 	fmt.Fprintln(w, "sandboxdesk runs local sandboxes for coding agents.")
-	fmt.Fprintln(w, "\nUsage:\n  sandboxdesk                 open the desktop app\n  sandboxdesk COMMAND [flags]")
+	fmt.Fprintln(w, "\nUsage:\n  sandboxdesk                 open the desktop app\n  sandboxdesk COMMAND [flags]\n  sandboxdesk --version       print the version")
 	fmt.Fprintln(w, "\nCommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
