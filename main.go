@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"sandboxdesk/cli"
+	"sandboxdesk/daemon"
 	_ "sandboxdesk/locale" // before Fyne reads the locale
 )
 
@@ -19,5 +20,5 @@ func main() {
 	}
 	// no cancel on Ctrl-C here: exec passes it to the command in the
 	// sandbox, and the commands that wait (create, serve) handle it
-	os.Exit(cli.Run(context.Background(), os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+	os.Exit(cli.Run(context.Background(), os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Serve: daemon.Run}))
 }

@@ -13,16 +13,19 @@ import (
 	"syscall"
 	"time"
 
+	"sandboxdesk/rules"
 	"sandboxdesk/stream"
 )
 
 // Kind tells the fixed ranges apart: a VM reserves its memory, host
-// processes only run under a limit.
-type Kind string
+// processes only run under a limit. The kinds are declared with the
+// ranges they select (package rules); these names keep a backend's
+// Capabilities readable without importing the rules.
+type Kind = rules.Kind
 
 const (
-	KindVM      Kind = "vm"
-	KindProcess Kind = "process"
+	KindVM      = rules.KindVM
+	KindProcess = rules.KindProcess
 )
 
 // Image is one image a backend can start sandboxes from. Its identity is
@@ -119,6 +122,10 @@ type Started struct {
 	// DiskLimitMiB is the size the sandbox's writable folders cannot grow
 	// past; 0 when the disk is not limited.
 	DiskLimitMiB int64
+	// Accel is how a VM's processor runs: "kvm" (the host's hardware
+	// virtualisation) or "tcg" (software emulation, many times slower);
+	// "" for a sandbox that is not a VM.
+	Accel string
 }
 
 // Stopped says how a sandbox stopped.
@@ -134,6 +141,8 @@ type Observed struct {
 	// ReservedMiB and MemoryLimitMiB are what a running sandbox holds, as
 	// in Started; 0 when the backend cannot tell.
 	ReservedMiB, MemoryLimitMiB int64
+	// Accel is how a running VM runs, as in Started.
+	Accel string
 }
 
 // ExecRequest is a command to run inside a sandbox.

@@ -1,8 +1,10 @@
 // Package cli is sandboxdesk's command line: the subcommands that people and
 // agents type, their flags, their output (a short aligned table, or one
 // JSON document with --json) and their exit statuses. It is not the
-// controller: commands either compute a plan from measurements on the spot
-// or ask the controller that owns the root.
+// controller and links none: commands either compute a plan from
+// measurements on the spot (package rules) or ask the controller that owns
+// the root, through the Go client agents use (package sandboxes). serve
+// runs the controller main hands it.
 //
 // Exit statuses: 0 success, 1 an operation that failed, 2 bad input or
 // usage. Every error is one line on stderr that says what was wrong.
@@ -15,11 +17,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
-	"sandboxdesk/controller"
+	"sandboxdesk/rules"
+	"sandboxdesk/version"
 )
 
 // Exit statuses.
@@ -29,10 +33,16 @@ const (
 	ExitUsage   = 2
 )
 
-// IO is where a command reads and writes.
+// IO is where a command reads and writes, and the controller `serve` may
+// run.
 type IO struct {
 	In       io.Reader
 	Out, Err io.Writer
+	// Serve runs the controller of root until ctx ends or a client asks
+	// it to quit (daemon.Run). The command line builds no controller of
+	// its own, so a client alone links none: main hands it this. Nil, the
+	// serve command says it cannot.
+	Serve func(ctx context.Context, root string, log *slog.Logger) error
 }
 
 // env is what every command gets: its streams and the global flags.
@@ -49,7 +59,7 @@ type env struct {
 func newFlagSet(name string, cmd command, e *env) (*flag.FlagSet, func(context.Context, *env, []string) error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Var((*rootFlag)(&e.root), "root", "root folder holding sandboxes and state (default: per-user data folder, or $"+controller.RootEnv+")")
+	fs.Var((*rootFlag)(&e.root), "root", "root folder holding sandboxes and state (default: per-user data folder, or $"+rules.RootEnv+")")
 	fs.StringVar(&e.prefix, "prefix", "", "fleet prefix: sandboxes are named PREFIX-NAME")
 	fs.BoolVar(&e.json, "json", false, "print one JSON document instead of a table")
 	fs.BoolVar(&e.help, "help", false, "show this help")
@@ -100,6 +110,10 @@ func usagef(format string, args ...any) error {
 // the exit status.
 func Run(ctx context.Context, args []string, stdio IO) int {
 	args = globalsAfterCommand(args)
+	if len(args) == 1 && args[0] == "--version" {
+		fmt.Fprintln(stdio.Out, "sandboxdesk", version.Version)
+		return ExitOK
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		topic := helpTopic(args[1:])
 		if _, ok := commands[topic]; topic != "" && !ok {
@@ -231,7 +245,7 @@ func printHelp(w io.Writer, topic string) {
 		return
 	}
 	fmt.Fprintln(w, "sandboxdesk runs local sandboxes for coding agents.")
-	fmt.Fprintln(w, "\nUsage:\n  sandboxdesk                 open the desktop app\n  sandboxdesk COMMAND [flags]")
+	fmt.Fprintln(w, "\nUsage:\n  sandboxdesk                 open the desktop app\n  sandboxdesk COMMAND [flags]\n  sandboxdesk --version       print the version")
 	fmt.Fprintln(w, "\nCommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {

@@ -17,9 +17,10 @@ import (
 	"github.com/creack/pty"
 
 	"sandboxdesk/backends/agent"
-	"sandboxdesk/controller"
 	"sandboxdesk/daemon"
-	"sandboxdesk/ipc"
+	"sandboxdesk/rootlock"
+	"sandboxdesk/sandboxes"
+	"sandboxdesk/wire"
 )
 
 // TestMain makes this test binary the agent inside the sandboxes its
@@ -76,8 +77,8 @@ func serveRoot(t *testing.T, backend string) string {
 		<-done
 		os.RemoveAll(root)
 	})
-	client := &ipc.SocketClient{Path: ipc.SocketPath(root)}
-	for i := 0; i < 500 && !answers(t.Context(), client); i++ {
+	client := &wire.SocketClient{Path: wire.SocketPath(root)}
+	for i := 0; i < 500 && !sandboxes.Answers(t.Context(), client); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return root
@@ -252,7 +253,7 @@ func TestQuitWaitsForTheController(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "stopped the controller") || !strings.Contains(errs, "stopping the controller for") {
 		t.Fatalf("quit: %d %q %q", code, out, errs)
 	}
-	if pid, err := controller.LockHolder(root); pid != 0 || err != nil {
+	if pid, err := rootlock.Holder(root); pid != 0 || err != nil {
 		t.Errorf("after quit the root is still held by pid %d (%v)", pid, err)
 	}
 	code, out, _ = runIn(t.Context(), root, nil, "quit")

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"sandboxdesk/ipc"
+	"sandboxdesk/sandboxes"
 )
 
 // queueWatch tells the person on stderr while their create waits in the
@@ -17,12 +18,12 @@ type queueWatch struct {
 	done chan struct{}
 }
 
-// watchQueue follows the controller's events for the sandbox ref names
+// watchQueue follows the controller's events for the sandbox of that name
 // until stop is called. Without events (an old controller) it says nothing.
-func watchQueue(ctx context.Context, c ipc.Client, ref ipc.Ref, w io.Writer) (stop func() (lastPlace int)) {
+func watchQueue(ctx context.Context, sbx *sandboxes.Client, name string, w io.Writer) (stop func() (lastPlace int)) {
 	ctx, cancel := context.WithCancel(ctx)
 	q := &queueWatch{done: make(chan struct{})}
-	events, err := c.Subscribe(ctx)
+	events, err := sbx.Subscribe(ctx)
 	if err != nil {
 		cancel()
 		return func() int { return 0 }
@@ -34,15 +35,14 @@ func watchQueue(ctx context.Context, c ipc.Client, ref ipc.Ref, w io.Writer) (st
 				continue
 			}
 			// any start or stop may move the line; ask where we stand
-			var sb ipc.Sandbox
-			if c.Call(ctx, ipc.InspectRequest{Ref: ref}, &sb) != nil {
+			sb, err := sbx.Sandbox(name).Inspect(ctx)
+			if err != nil {
 				continue
 			}
 			if sb.State == ipc.StateQueued && sb.QueuePosition > 0 && sb.QueuePosition != q.last {
 				q.last = sb.QueuePosition
 				limit := "as many as it may"
-				var lim ipc.Limits
-				if c.Call(ctx, ipc.LimitsRequest{}, &lim) == nil && lim.AtOnce > 0 {
+				if lim, err := sbx.Limits(ctx); err == nil && lim.AtOnce > 0 {
 					limit = fmt.Sprintf("%d at once, its limit", lim.AtOnce)
 				}
 				fmt.Fprintf(w, "sandboxdesk: %s is queued, #%d in line: this root runs %s; waiting for one to stop (Ctrl-C calls it off)\n", sb.Name, q.last, limit)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,9 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"sandboxdesk/controller"
-	"sandboxdesk/daemon"
-	"sandboxdesk/ipc"
+	"sandboxdesk/rootlock"
 )
 
 var serveCommand = command{
@@ -27,17 +26,12 @@ var serveCommand = command{
 			if err != nil {
 				return err
 			}
+			if e.Serve == nil {
+				return errors.New("this program runs no controller: use the sandboxdesk command, or the app")
+			}
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			log := slog.New(slog.NewTextHandler(e.Err, nil))
-			c, err := daemon.Open(ctx, root, log)
-			if err != nil {
-				return err
-			}
-			log.Info("serving", "root", root, "pid", os.Getpid(), "socket", ipc.SocketPath(root))
-			err = daemon.Serve(ctx, c, log)
-			log.Info("stopped", "root", root)
-			return err
+			return e.Serve(ctx, root, slog.New(slog.NewTextHandler(e.Err, nil)))
 		}
 	},
 }
@@ -49,23 +43,26 @@ var quitCommand = command{
 			if err := noArgs(args); err != nil {
 				return err
 			}
-			c, root, err := e.existing(ctx)
+			root, err := e.rootPath()
+			if err != nil {
+				return err
+			}
+			sbx, err := e.existing(ctx)
 			if err != nil {
 				return err
 			}
 			// the lock finds a controller whose socket is gone or silent
-			pid, err := controller.LockHolder(root)
+			pid, err := rootlock.Holder(root)
 			if err != nil {
 				return err
 			}
 			switch {
-			case c != nil:
-				var st ipc.Status
-				if c.Call(ctx, ipc.StatusRequest{}, &st) == nil && st.Pid > 0 {
+			case sbx != nil:
+				if st, err := sbx.Status(ctx); err == nil && st.Pid > 0 {
 					pid = st.Pid
 				}
-				if err := c.Call(ctx, ipc.QuitRequest{}, nil); err != nil {
-					return err
+				if err := sbx.Quit(ctx); err != nil {
+					return exitFor(err)
 				}
 			case pid == 0:
 				fmt.Fprintf(e.Out, "no controller is running for %s\n", root)
@@ -98,7 +95,7 @@ func waitReleased(ctx context.Context, w io.Writer, root string, limit time.Dura
 	start := time.Now()
 	next := start.Add(10 * time.Second)
 	for {
-		pid, err := controller.LockHolder(root)
+		pid, err := rootlock.Holder(root)
 		if err != nil {
 			return err
 		}

@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"sandboxdesk/backends"
+	"sandboxdesk/catalogue"
 	"sandboxdesk/host"
 	"sandboxdesk/ipc"
+	"sandboxdesk/rootlock"
 )
 
 // Backend is what the controller needs from a sandbox provider. Providers
@@ -103,6 +105,8 @@ type Options struct {
 	Clock Clock
 	// Logger; slog's default when nil.
 	Logger *slog.Logger
+	// Pulls downloads images from catalogues; a default client when nil.
+	Pulls *catalogue.Client
 }
 
 // Controller owns the sandboxes of one root.
@@ -113,9 +117,10 @@ type Controller struct {
 	measure   func(ctx context.Context) (host.Info, error)
 	clock     Clock
 	log       *slog.Logger
-	lock      *rootLock
+	lock      *rootlock.Lock
 	store     *store
 	events    *broker
+	pulls     *catalogue.Client
 	closeOnce sync.Once
 
 	mu     sync.Mutex               // guards what follows
@@ -150,15 +155,15 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 	if err := makePrivate(root); err != nil {
 		return nil, fmt.Errorf("open controller: %w", err)
 	}
-	lock, err := lockRoot(root)
+	lock, err := rootlock.Take(root)
 	if err != nil {
 		return nil, err
 	}
 	c := &Controller{
 		root: root, backends: o.Backends, defBack: o.DefaultBackend,
 		measure: o.Measure, clock: o.Clock, log: o.Logger, lock: lock,
-		events: newBroker(),
-		boxes:  map[string]*record{}, execs: map[string]int{}, names: map[string]chan struct{}{},
+		events: newBroker(), pulls: o.Pulls,
+		boxes: map[string]*record{}, execs: map[string]int{}, names: map[string]chan struct{}{},
 		unsaved: map[string]bool{},
 	}
 	if c.measure == nil {
@@ -168,18 +173,21 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 	if c.clock == nil {
 		c.clock = systemClock{}
 	}
+	if c.pulls == nil {
+		c.pulls = &catalogue.Client{}
+	}
 	if c.log == nil {
 		c.log = slog.Default()
 	}
 	var rebuildWhy string
 	c.store, rebuildWhy, err = c.openState(ctx)
 	if err != nil {
-		lock.release()
+		lock.Release()
 		return nil, err
 	}
 	if err := c.rebuild(ctx, rebuildWhy); err != nil {
 		c.store.close()
-		lock.release()
+		lock.Release()
 		return nil, err
 	}
 	for _, b := range c.backends {
@@ -189,7 +197,7 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 	}
 	if err := c.reconcile(ctx); err != nil {
 		c.store.close()
-		lock.release()
+		lock.Release()
 		return nil, err
 	}
 	c.ensureReserve()
@@ -203,7 +211,7 @@ func (c *Controller) Close() error {
 	c.closeOnce.Do(func() {
 		c.events.close()
 		err = c.store.close()
-		c.lock.release()
+		c.lock.Release()
 	})
 	return err
 }

@@ -218,7 +218,7 @@ func (c *Controller) boot(ctx context.Context, full string, m measured) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r.State, r.Error, r.Restore = ipc.StateRunning, "", false
-	r.ReservedMiB, r.LimitMiB = started.ReservedMiB, started.MemoryLimitMiB
+	r.ReservedMiB, r.LimitMiB, r.Accel = started.ReservedMiB, started.MemoryLimitMiB, started.Accel
 	r.HeldCPUs, r.HeldDiskMiB = spec.CPUs, spec.DiskMiB
 	r.PidsLimit, r.DiskLimitMiB = started.PidsLimit, started.DiskLimitMiB
 	if cur := c.boxes[r.FullName]; cur != nil && cur.ID == r.ID {

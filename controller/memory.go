@@ -5,6 +5,7 @@ import (
 
 	"sandboxdesk/host"
 	"sandboxdesk/ipc"
+	"sandboxdesk/rules"
 )
 
 // measured is one measurement of the host, or the error taking it gave.
@@ -50,9 +51,9 @@ func (c *Controller) decide(ctx context.Context, own int64, m measured, counted 
 	if counted {
 		others = max(others-1, 0)
 	}
-	d := PlanDefaults(m.info, others, committed)
+	d := rules.PlanDefaults(m.info, others, committed)
 	if m.err != nil {
-		d.CPUs = DefaultCPUs(1) // a time slice, never a guess at memory
+		d.CPUs = rules.DefaultCPUs(1) // a time slice, never a guess at memory
 	}
 	if set {
 		d.StoredMemoryMiB = int64(setting) // Settings shows and keeps it

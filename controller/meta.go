@@ -13,6 +13,7 @@ import (
 
 	"sandboxdesk/backends"
 	"sandboxdesk/ipc"
+	"sandboxdesk/rules"
 )
 
 // metaFile is the sandbox's description in its own state folder, written
@@ -132,7 +133,7 @@ func (m meta) check(id string) error {
 	if m.Backend == "" || m.Image == "" {
 		return errors.New("no backend or image")
 	}
-	rng := ranges[backends.KindProcess] // the widest: any kind's value fits
+	rng, _ := rules.RangesFor(backends.KindProcess) // the widest: any kind's value fits
 
 	switch {
 	case m.MemoryMiB != 0 && !rng.MemoryMiB.Contains(m.MemoryMiB),

@@ -54,6 +54,9 @@ func (c *Controller) reconcile(ctx context.Context) error {
 			continue
 		}
 		was := r.State
+		if running[r.ID] {
+			r.Accel = holds[r.ID].Accel // kept in memory only
+		}
 		switch {
 		case running[r.ID] && was != ipc.StateRunning:
 			// adopted: what it holds is what the backend says, and its

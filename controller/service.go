@@ -8,6 +8,7 @@ import (
 
 	"sandboxdesk/backends"
 	"sandboxdesk/ipc"
+	"sandboxdesk/rules"
 	"sandboxdesk/stream"
 )
 
@@ -55,6 +56,12 @@ func (s *Service) Handle(ctx context.Context, req ipc.Request) (any, error) {
 		return c.ImportImage(ctx, r.Name, r.File)
 	case ipc.RemoveImageRequest:
 		return c.RemoveImage(ctx, r.Name)
+	case ipc.PullImageRequest:
+		return c.PullImage(ctx, r)
+	case ipc.CatalogueRequest:
+		return c.Catalogue(ctx)
+	case ipc.SetCatalogueRequest:
+		return c.SetCatalogue(ctx, r.URL)
 	case ipc.RangesRequest:
 		return c.RangesOf(ctx, r.Backend)
 	case ipc.StatusRequest:
@@ -175,7 +182,7 @@ func (c *Controller) RangesOf(ctx context.Context, backend string) (ipc.Ranges, 
 		return ipc.Ranges{}, ipc.Errorf(ipc.ErrInvalid, "unknown backend %q", backend)
 	}
 	caps := b.Capabilities()
-	rng, err := RangesFor(caps.Kind)
+	rng, err := rules.RangesFor(caps.Kind)
 	if err != nil {
 		return ipc.Ranges{}, err
 	}
@@ -184,9 +191,17 @@ func (c *Controller) RangesOf(ctx context.Context, backend string) (ipc.Ranges, 
 		return ipc.Ranges{}, ipc.Errorf(ipc.ErrUnavailable, "list images: %w", err)
 	}
 	out := ipc.Ranges{Backend: backend, VM: caps.Kind == backends.KindVM,
-		MemoryMiB: ipc.Range(rng.MemoryMiB), CPUs: ipc.Range(rng.CPUs), DiskMiB: ipc.Range(rng.DiskMiB), Images: []string{}}
+		MemoryMiB: ipc.Range(rng.MemoryMiB), CPUs: ipc.Range(rng.CPUs), DiskMiB: ipc.Range(rng.DiskMiB),
+		Images: []string{}, Backends: []string{c.defBack}}
 	for _, img := range imgs {
 		out.Images = append(out.Images, img.Name)
+	}
+	// the default first: what a create that names no image gets
+	sort.SliceStable(out.Images, func(i, j int) bool { return out.Images[i] == caps.DefaultImage && out.Images[j] != caps.DefaultImage })
+	for _, name := range c.backendNames() {
+		if name != c.defBack {
+			out.Backends = append(out.Backends, name)
+		}
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"sandboxdesk/ipc"
+	"sandboxdesk/rules"
 )
 
 // Setting keys. A limit that is not stored follows the recommendation.
@@ -63,7 +64,7 @@ func (c *Controller) limitsOn(ctx context.Context, m measured) (ipc.Limits, erro
 	}
 	merr := m.err
 	if merr == nil {
-		lim.Recommended, merr = RecommendCapacity(m.info, StandardSize, c.checkpoints())
+		lim.Recommended, merr = rules.RecommendCapacity(m.info, rules.StandardSize, c.checkpoints())
 	}
 	if merr != nil && (!okA || !okR) {
 		return lim, ipc.Errorf(ipc.ErrUnavailable, "cannot recommend a capacity: %v; set custom limits in Settings", merr)
@@ -115,7 +116,7 @@ func (c *Controller) SetDefaultMemory(ctx context.Context, mib *int64) error {
 	if mib == nil {
 		return c.store.setSettings(ctx, map[string]*string{settingDefaultMemory: nil})
 	}
-	rng, err := RangesFor(c.backends[c.defBack].Capabilities().Kind)
+	rng, err := rules.RangesFor(c.backends[c.defBack].Capabilities().Kind)
 	if err != nil {
 		return err
 	}
@@ -144,11 +145,11 @@ func (c *Controller) Capacity(ctx context.Context) (ipc.Capacity, error) {
 		return ipc.Capacity{}, ipc.Errorf(ipc.ErrUnavailable, "cannot measure this host: %v", err)
 	}
 	cp := c.checkpoints()
-	rec, err := RecommendCapacity(info, StandardSize, cp)
+	rec, err := rules.RecommendCapacity(info, rules.StandardSize, cp)
 	if err != nil {
 		return ipc.Capacity{}, err
 	}
-	return ipc.Capacity{Host: info, Size: StandardSize, Checkpoints: cp, Recommended: rec}, nil
+	return ipc.Capacity{Host: info, Size: rules.StandardSize, Checkpoints: cp, Recommended: rec}, nil
 }
 
 func sortedCopy(in []string) []string {

@@ -8,6 +8,7 @@ import (
 
 	"sandboxdesk/backends"
 	"sandboxdesk/ipc"
+	"sandboxdesk/rules"
 	"sandboxdesk/units"
 )
 
@@ -83,7 +84,7 @@ func (c *Controller) validate(ctx context.Context, req ipc.CreateRequest) (shape
 	if s.Network, err = backends.ParseNetwork(req.Network); err != nil {
 		return shape{}, ipc.Errorf(ipc.ErrInvalid, "%v", err)
 	}
-	rng, err := RangesFor(caps.Kind)
+	rng, err := rules.RangesFor(caps.Kind)
 	if err != nil {
 		return shape{}, err
 	}

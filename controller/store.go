@@ -187,6 +187,10 @@ type record struct {
 	LastNoticeAt            time.Time
 	// NestedUserns: user namespaces inside the sandbox are allowed.
 	NestedUserns bool
+	// Accel is how a running VM runs, as its backend said at start or on
+	// adoption. Not stored: it is true only while the machine runs, and a
+	// restarted controller hears it again from Observe.
+	Accel string
 }
 
 func (r *record) args() []any {

@@ -49,6 +49,10 @@ func (c *Controller) viewLocked(r *record) ipc.Sandbox {
 		QueuePosition: c.queuePositionLocked(r.FullName),
 		Checkpoint:    !r.CheckpointAt.IsZero(), Workspace: c.workspace(r.FullName), Error: r.Error,
 	}
+	if r.State.Active() {
+		// stale once it stops: the next boot may run otherwise
+		v.Accel = r.Accel
+	}
 	if !r.StartedAt.IsZero() {
 		t := r.StartedAt
 		v.StartedAt = &t

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"sandboxdesk/ipc"
+	"sandboxdesk/wire"
 )
 
 // TestServeAndWatchImages runs the controller as `serve` does, with the
@@ -22,7 +23,7 @@ func TestServeAndWatchImages(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- Serve(context.Background(), c, nil) }()
-	client := &ipc.SocketClient{Path: ipc.SocketPath(root)}
+	client := &wire.SocketClient{Path: wire.SocketPath(root)}
 	var st ipc.Status
 	for i := 0; i < 200 && client.Call(t.Context(), ipc.StatusRequest{}, &st) != nil; i++ {
 		time.Sleep(10 * time.Millisecond)
@@ -58,7 +59,7 @@ func TestServeAndWatchImages(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("quit did not stop the controller")
 	}
-	if _, err := os.Stat(ipc.SocketPath(root)); !os.IsNotExist(err) {
+	if _, err := os.Stat(wire.SocketPath(root)); !os.IsNotExist(err) {
 		t.Errorf("socket left behind: %v", err)
 	}
 }
@@ -69,20 +70,20 @@ func TestServeRestores(t *testing.T) {
 	two := 2
 	t.Setenv(BackendEnv, "testvm")
 	root := t.TempDir()
-	serve := func() (*ipc.SocketClient, chan error) {
+	serve := func() (*wire.SocketClient, chan error) {
 		c, err := Open(t.Context(), root, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan error, 1)
 		go func() { done <- Serve(context.Background(), c, nil) }()
-		client := &ipc.SocketClient{Path: ipc.SocketPath(root)}
+		client := &wire.SocketClient{Path: wire.SocketPath(root)}
 		for i := 0; i < 500 && client.Call(t.Context(), ipc.StatusRequest{}, nil) != nil; i++ {
 			time.Sleep(10 * time.Millisecond)
 		}
 		return client, done
 	}
-	quit := func(client *ipc.SocketClient, done chan error) {
+	quit := func(client *wire.SocketClient, done chan error) {
 		if err := client.Call(t.Context(), ipc.QuitRequest{}, nil); err != nil {
 			t.Fatal(err)
 		}

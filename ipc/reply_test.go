@@ -3,6 +3,8 @@ package ipc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -15,10 +17,7 @@ func TestReplyLineAsBefore(t *testing.T) {
 		list[i] = Sandbox{Name: "w<&>\u2028", ID: "sb-1", State: StateRunning, CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), MemoryMiB: 2048}
 	}
 	for _, body := range []any{Empty{}, list, []Sandbox{}, map[string]string{"a": "b"}} {
-		var got bytes.Buffer
-		if err := writeReply(&got, body, nil); err != nil {
-			t.Fatal(err)
-		}
+		got := bytes.NewBuffer(EncodeReply(body, nil))
 		b, _ := json.Marshal(body)
 		want, _ := json.Marshal(reply{OK: true, Body: b})
 		if got.String() != string(want)+"\n" {
@@ -29,14 +28,52 @@ func TestReplyLineAsBefore(t *testing.T) {
 			t.Errorf("reply line does not decode: %v", err)
 		}
 	}
-	var got bytes.Buffer
-	writeReply(&got, nil, Errorf(ErrNotFound, "no sandbox named w"))
+	got := bytes.NewBuffer(EncodeReply(nil, Errorf(ErrNotFound, "no sandbox named w")))
 	if got.String() != `{"ok":false,"error":{"kind":"notFound","message":"no sandbox named w"}}`+"\n" {
 		t.Errorf("error line %q", got.String())
 	}
-	got.Reset()
-	writeReply(&got, func() {}, nil)
+	got = bytes.NewBuffer(EncodeReply(func() {}, nil))
 	if !bytes.Contains(got.Bytes(), []byte(`"message":"encode reply: json: unsupported type: func()"`)) {
 		t.Errorf("unencodable body: %q", got.String())
+	}
+}
+
+// TestDecodeReply: what EncodeReply writes, DecodeReply reads back with
+// its kind, and a line that is not a reply is the controller's fault.
+func TestDecodeReply(t *testing.T) {
+	tests := []struct {
+		name     string
+		line     string
+		want     string // the decoded body's name, when it succeeds
+		wantKind error  // nil: no error
+		message  string
+	}{
+		{name: "a body", line: string(EncodeReply(Sandbox{Name: "w"}, nil)), want: "w"},
+		{name: "a kind", line: string(EncodeReply(nil, Errorf(ErrNotFound, "no sandbox named w"))), wantKind: ErrNotFound, message: "no sandbox named w"},
+		{name: "no kind", line: `{"ok":false,"error":{"message":"disk on fire"}}`, message: "disk on fire"},
+		{name: "a kind from a newer controller", line: `{"ok":false,"error":{"kind":"teapot","message":"short and stout"}}`, message: "short and stout"},
+		{name: "failed without a reason", line: `{"ok":false}`, wantKind: ErrUnavailable, message: "the controller failed without saying why"},
+		{name: "not JSON", line: "HTTP/1.1 400 Bad Request\n", wantKind: ErrUnavailable, message: "unreadable reply from the controller"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got Sandbox
+			err := DecodeReply([]byte(tt.line), &got)
+			if tt.message == "" {
+				if err != nil || got.Name != tt.want {
+					t.Fatalf("decoded %+v, %v; want the sandbox %s", got, err, tt.want)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.message) {
+				t.Fatalf("error %v, want one saying %q", err, tt.message)
+			}
+			if tt.wantKind != nil && !errors.Is(err, tt.wantKind) {
+				t.Errorf("error %v is not of kind %v", err, tt.wantKind)
+			}
+			if tt.wantKind == nil && KindName(err) != "" {
+				t.Errorf("error %v has kind %s, want none", err, KindName(err))
+			}
+		})
 	}
 }

@@ -37,6 +37,10 @@ type Sandbox struct {
 	// ReservedMiB is what a running VM really holds; absent when nothing is
 	// reserved (stopped, or a backend that reserves nothing).
 	ReservedMiB int64 `json:"reservedMiB,omitempty"`
+	// Accel is how a running VM's processor runs: "kvm" (hardware
+	// virtualisation) or "tcg" (software emulation, many times slower);
+	// absent for a sandbox that is not a VM or not running.
+	Accel string `json:"accel,omitempty"`
 	// MemoryLimitMiB is the limit enforced on a running sandbox's host
 	// processes; absent when none is enforced.
 	MemoryLimitMiB int64 `json:"memoryLimitMiB,omitempty"`

@@ -7,11 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sandboxdesk/controller"
 	"strings"
 	"time"
 
 	"sandboxdesk/ipc"
+	"sandboxdesk/rootlock"
+	"sandboxdesk/wire"
 )
 
 // startWait bounds how long Connect waits for a controller it started.
@@ -35,7 +36,7 @@ type Controller struct {
 // CLI reaches a controller too.
 func Connect(ctx context.Context, ctl Controller) (ipc.Client, error) {
 	root := ctl.Root
-	c := &ipc.SocketClient{Path: ipc.SocketPath(root)}
+	c := &wire.SocketClient{Path: wire.SocketPath(root)}
 	if Answers(ctx, c) {
 		return c, nil
 	}
@@ -93,7 +94,7 @@ const holderWait = 3 * time.Minute
 // It reports whether the holder came to answer; false with no error means
 // the root is free.
 func awaitHolder(ctx context.Context, c ipc.Client, root string, notices io.Writer) (bool, error) {
-	pid, err := controller.LockHolder(root)
+	pid, err := rootlock.Holder(root)
 	if err != nil || pid == 0 {
 		return false, nil // no lock to read: try to start one, which says why not
 	}
@@ -102,7 +103,7 @@ func awaitHolder(ctx context.Context, c ipc.Client, root string, notices io.Writ
 		if Answers(ctx, c) {
 			return true, nil
 		}
-		if pid, err := controller.LockHolder(root); err == nil && pid == 0 {
+		if pid, err := rootlock.Holder(root); err == nil && pid == 0 {
 			return false, nil
 		}
 		select {

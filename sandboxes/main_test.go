@@ -16,9 +16,11 @@ import (
 	"time"
 
 	"sandboxdesk/cli"
-	"sandboxdesk/controller"
+	"sandboxdesk/daemon"
 	"sandboxdesk/ipc"
+	"sandboxdesk/rules"
 	"sandboxdesk/sandboxes"
+	"sandboxdesk/wire"
 )
 
 // asSandboxdesk marks this test binary started as the sandboxdesk program
@@ -37,7 +39,7 @@ func TestMain(m *testing.M) {
 		os.Exit(code)
 	}
 	if os.Getenv(asSandboxdesk) == "1" {
-		os.Exit(cli.Run(context.Background(), os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+		os.Exit(cli.Run(context.Background(), os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Serve: daemon.Run}))
 	}
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		fmt.Println("sandboxes: skipped, bubblewrap is not installed (apt-get install bubblewrap)")
@@ -69,11 +71,11 @@ func run(m *testing.M) int {
 	os.Setenv("PATH", filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
 	os.Setenv(asSandboxdesk, "1")
 	if shared := os.Getenv(testRootEnv); shared != "" {
-		os.Setenv(controller.RootEnv, shared)
+		os.Setenv(rules.RootEnv, shared)
 		return m.Run()
 	}
 	root := filepath.Join(dir, "root")
-	os.Setenv(controller.RootEnv, root)
+	os.Setenv(rules.RootEnv, root)
 	defer quit(root)
 	return m.Run()
 }
@@ -82,7 +84,7 @@ func run(m *testing.M) int {
 // process has gone, so the root can be removed.
 func quit(root string) {
 	ctx := context.Background()
-	c := &ipc.SocketClient{Path: ipc.SocketPath(root)}
+	c := &wire.SocketClient{Path: wire.SocketPath(root)}
 	var st ipc.Status
 	if c.Call(ctx, ipc.StatusRequest{}, &st) != nil || c.Call(ctx, ipc.QuitRequest{}, nil) != nil {
 		return
@@ -136,7 +138,7 @@ func TestOpenStartsOneController(t *testing.T) {
 				t.Errorf("hello: %+v, %v", h, err)
 			}
 			var st ipc.Status
-			if err := (&ipc.SocketClient{Path: ipc.SocketPath(root)}).Call(t.Context(), ipc.StatusRequest{}, &st); err != nil {
+			if err := (&wire.SocketClient{Path: wire.SocketPath(root)}).Call(t.Context(), ipc.StatusRequest{}, &st); err != nil {
 				t.Error(err)
 			}
 			pids[i] = st.Pid

@@ -25,17 +25,21 @@ type addDialog struct {
 	ranges ipc.Ranges
 	form   *widget.Form
 	name   *dialogEntry
-	image  *widget.Select
-	memory *dialogEntry
-	cpus   *dialogEntry
-	disk   *dialogEntry
-	idle   *dialogEntry
-	life   *dialogEntry
-	hint   *widget.Label // what a sandbox added now would get
-	about  *widget.Label // the name taken, the queue, or why Create failed
-	create *widget.Button
-	dlg    *keyedDialog
-	stop   func()
+	// backend is offered only when the controller has more than one
+	backend     *widget.Select
+	backendItem *widget.FormItem
+	memItem     *widget.FormItem
+	image       *widget.Select
+	memory      *dialogEntry
+	cpus        *dialogEntry
+	disk        *dialogEntry
+	idle        *dialogEntry
+	life        *dialogEntry
+	hint        *widget.Label // what a sandbox added now would get
+	about       *widget.Label // the name taken, the queue, or why Create failed
+	create      *widget.Button
+	dlg         *keyedDialog
+	stop        func()
 
 	defaults ipc.Defaults
 	invalid  bool   // a field is wrong
@@ -69,27 +73,8 @@ func newAddDialog(u *App, r ipc.Ranges) *addDialog {
 	a.name.Validator = func(s string) error { return ipc.CheckName("name", strings.TrimSpace(s)) }
 	a.name.SetText(freeName(u.main.sandboxes))
 	a.name.OnChanged = func(string) { a.edited() }
-	a.image = widget.NewSelect(r.Images, func(string) { a.edited() })
-	if len(r.Images) > 0 {
-		a.image.SetSelected(r.Images[0])
-	}
-	kind := "for host processes"
-	if r.VM {
-		kind = "for a VM"
-	}
+	a.image = widget.NewSelect(nil, func(string) { a.edited() })
 	a.memory, a.disk, a.cpus, a.idle, a.life = entry(), entry(), entry(), entry(), entry()
-	a.memory.Validator = sizeValidator(r.MemoryMiB, kind)
-	a.disk.Validator = sizeValidator(r.DiskMiB, "")
-	a.cpus.Validator = func(s string) error {
-		if strings.TrimSpace(s) == "" {
-			return nil
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || int64(n) < r.CPUs.Min || int64(n) > r.CPUs.Max {
-			return fmt.Errorf("%d to %d CPUs", r.CPUs.Min, r.CPUs.Max)
-		}
-		return nil
-	}
 	a.idle.Validator, a.life.Validator = validDuration, validDuration
 	a.idle.SetPlaceHolder("none")
 	a.life.SetPlaceHolder("none")
@@ -102,17 +87,20 @@ func newAddDialog(u *App, r ipc.Ranges) *addDialog {
 	a.about.Wrapping = fyne.TextWrapWord
 	a.about.Importance = widget.WarningImportance
 	a.about.Hide()
-	memItem := widget.NewFormItem("Memory", a.memory)
-	memItem.HintText = "empty: the default at start"
-	a.form = widget.NewForm(
-		widget.NewFormItem("Name", a.name),
-		widget.NewFormItem("Image", a.image),
-		memItem,
-		widget.NewFormItem("CPUs", a.cpus),
-		widget.NewFormItem("Disk", a.disk),
-		widget.NewFormItem("Idle timeout", a.idle),
-		widget.NewFormItem("Max lifetime", a.life),
-	)
+	a.memItem = widget.NewFormItem("Memory", a.memory)
+	items := []*widget.FormItem{widget.NewFormItem("Name", a.name)}
+	if len(r.Backends) > 1 {
+		a.backend = widget.NewSelect(r.Backends, a.chooseBackend)
+		a.backendItem = widget.NewFormItem("Backend", a.backend)
+		items = append(items, a.backendItem)
+	}
+	items = append(items, widget.NewFormItem("Image", a.image), a.memItem,
+		widget.NewFormItem("CPUs", a.cpus), widget.NewFormItem("Disk", a.disk),
+		widget.NewFormItem("Idle timeout", a.idle), widget.NewFormItem("Max lifetime", a.life))
+	// before the form is made: it gives a field a line for its hint and
+	// its errors only if it has a hint or a validator by then
+	a.setRanges(r)
+	a.form = widget.NewForm(items...)
 	cancel := widget.NewButton("Cancel", a.close)
 	a.create = widget.NewButton("Create", a.submit)
 	a.create.Importance = widget.HighImportance
@@ -130,6 +118,79 @@ func newAddDialog(u *App, r ipc.Ranges) *addDialog {
 	a.invalid = a.form.Validate() != nil
 	a.enableCreate()
 	return a
+}
+
+// setRanges fits the fields to a backend: its images (its default
+// selected), and the ranges of its kind, which the validators check
+// against. UI goroutine.
+func (a *addDialog) setRanges(r ipc.Ranges) {
+	a.ranges = r
+	a.image.SetOptions(r.Images)
+	if len(r.Images) > 0 {
+		a.image.SetSelected(r.Images[0])
+	} else {
+		a.image.ClearSelected()
+	}
+	kind, hint := "for host processes", "empty: the default at start; a limit on the sandbox's processes"
+	if r.VM {
+		kind, hint = "for a VM", "empty: the default at start; a VM holds all of it while it runs"
+	}
+	a.memory.Validator = sizeValidator(r.MemoryMiB, kind)
+	a.memItem.HintText = hint
+	a.disk.Validator = sizeValidator(r.DiskMiB, "")
+	a.cpus.Validator = func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return nil
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || int64(n) < r.CPUs.Min || int64(n) > r.CPUs.Max {
+			return fmt.Errorf("%d to %d CPUs", r.CPUs.Min, r.CPUs.Max)
+		}
+		return nil
+	}
+	if a.backend != nil {
+		a.backend.SetSelected(r.Backend) // calls back only on a change
+		a.backendItem.HintText = "host processes in a jail, under a memory limit"
+		if r.VM {
+			a.backendItem.HintText = "a VM of its own: slower to start, it holds its memory while it runs"
+		}
+	}
+	if a.create != nil { // nil: still being built
+		// a typed value may be out of the new kind's range (512 MiB is too
+		// little for a VM): the field says so at once
+		for _, e := range []*dialogEntry{a.memory, a.cpus, a.disk} {
+			e.Validate()
+		}
+		a.form.Refresh()
+		a.invalid = a.form.Validate() != nil
+		a.enableCreate()
+		a.edited()
+	}
+}
+
+// chooseBackend fetches the ranges and images of the backend chosen.
+func (a *addDialog) chooseBackend(name string) {
+	if name == a.ranges.Backend {
+		return
+	}
+	go func() {
+		ctx, cancel := a.u.withTimeout(context.Background(), timeout)
+		defer cancel()
+		var r ipc.Ranges
+		err := a.u.client.Call(ctx, ipc.RangesRequest{Backend: name}, &r)
+		a.u.do(func() {
+			if a.backend.Selected != name {
+				return // chosen again meanwhile: that answer fits the fields
+			}
+			if err != nil {
+				a.backend.SetSelected(a.ranges.Backend)
+				a.refusal = failure("Read what the "+name+" backend offers", err).line
+				a.explain()
+				return
+			}
+			a.setRanges(r)
+		})
+	}()
 }
 
 // freeName is the first agent-N no sandbox has.
@@ -227,6 +288,8 @@ func (a *addDialog) explain() {
 // existing words what Create does with a sandbox that has the name.
 func (a *addDialog) existing(sb ipc.Sandbox) string {
 	switch {
+	case a.ranges.Backend != "" && sb.Backend != "" && a.ranges.Backend != sb.Backend:
+		return fmt.Sprintf("%s exists on %s: Create rebuilds it on %s, keeping its workspace.", sb.Name, sb.Backend, a.ranges.Backend)
 	case a.image.Selected != "" && sb.Image != "" && a.image.Selected != sb.Image:
 		return fmt.Sprintf("%s exists with image %s: Create rebuilds it with %s, keeping its workspace.", sb.Name, sb.Image, a.image.Selected)
 	case a.memory.Text == "" && a.cpus.Text == "" && a.disk.Text == "" && a.idle.Text == "" && a.life.Text == "":
@@ -250,7 +313,7 @@ func (a *addDialog) request() (ipc.CreateRequest, error) {
 	if err := a.form.Validate(); err != nil {
 		return ipc.CreateRequest{}, err
 	}
-	req := ipc.CreateRequest{Name: strings.TrimSpace(a.name.Text), Image: a.image.Selected}
+	req := ipc.CreateRequest{Name: strings.TrimSpace(a.name.Text), Backend: a.ranges.Backend, Image: a.image.Selected}
 	if v, ok := sizeOf(a.memory.Text); ok {
 		req.MemoryMiB = &v
 	}

@@ -154,7 +154,16 @@ func rowCells(sb ipc.Sandbox, d ipc.Defaults, now time.Time) []string {
 	if sb.State == ipc.StateRunning && sb.LastUsedAt != nil {
 		idle = units.Age(now.Sub(*sb.LastUsedAt))
 	}
-	return []string{nameText(sb), stateText(sb), sb.Backend, sb.Image, mem, strconv.Itoa(cpus), units.Age(now.Sub(sb.CreatedAt)), idle}
+	return []string{nameText(sb), stateText(sb), backendText(sb), sb.Image, mem, strconv.Itoa(cpus), units.Age(now.Sub(sb.CreatedAt)), idle}
+}
+
+// backendText names the backend and, for a running VM, how it runs: one
+// under software emulation (tcg) is the slow one.
+func backendText(sb ipc.Sandbox) string {
+	if sb.Accel != "" {
+		return sb.Backend + " · " + sb.Accel
+	}
+	return sb.Backend
 }
 
 // nameText flags a sandbox on the host's own network: it reaches what

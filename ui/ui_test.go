@@ -17,6 +17,7 @@ import (
 	"sandboxdesk/host"
 	"sandboxdesk/ipc"
 	"sandboxdesk/units"
+	"sandboxdesk/wire"
 )
 
 // rig is the app over a real controller with the VM-like test backend on
@@ -37,14 +38,20 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	a := test.NewTempApp(t)
 	root := t.TempDir()
 	vm, err := testvm.New(filepath.Join(root, "testvm"), testvm.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newRigOf(t, root, map[string]controller.Backend{testvm.Name: vm}, testvm.Name)
+}
+
+// newRigOf is the rig over a controller with the backends given.
+func newRigOf(t *testing.T, root string, bs map[string]controller.Backend, def string) *rig {
+	t.Helper()
+	a := test.NewTempApp(t)
 	c, err := controller.Open(t.Context(), controller.Options{
-		Root: root, Backends: map[string]controller.Backend{testvm.Name: vm}, DefaultBackend: testvm.Name,
+		Root: root, Backends: bs, DefaultBackend: def,
 		Measure: func(context.Context) (host.Info, error) {
 			return host.Info{CPUCount: 4, EffectiveCPUCores: 4, TotalMemoryBytes: 16 << 30, AvailableDiskBytes: 200 << 30}, nil
 		},
@@ -54,7 +61,7 @@ func newRig(t *testing.T) *rig {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { cancel(); c.Close() })
-	r := &rig{t: t, c: c, client: ipc.NewLocal(ctx, &controller.Service{C: c})}
+	r := &rig{t: t, c: c, client: wire.NewLocal(ctx, &controller.Service{C: c})}
 	r.u = New(a, r.client, root, false)
 	r.ui = make(chan func(), 1000)
 	r.u.do = func(f func()) { r.ui <- f }

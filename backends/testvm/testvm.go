@@ -43,6 +43,7 @@ type Backend struct {
 	mu          sync.Mutex
 	checkpoints bool
 	processes   bool
+	accel       string
 	images      []backends.Image
 	failStart   error
 	startDelay  time.Duration
@@ -78,6 +79,8 @@ type Config struct {
 	// Processes: behave like host processes under a limit (memory may go
 	// down to 64 MiB, nothing is reserved) instead of a VM.
 	Processes bool
+	// Accel is how the "VM" says it runs ("tcg", "kvm"); "" says nothing.
+	Accel string
 }
 
 // New returns a backend keeping its records in dir.
@@ -85,7 +88,7 @@ func New(dir string, cfg Config) (*Backend, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("testvm: %w", err)
 	}
-	b := &Backend{dir: dir, checkpoints: cfg.Checkpoints, processes: cfg.Processes, images: DefaultImages, state: state{VMs: map[string]*vm{}}}
+	b := &Backend{dir: dir, checkpoints: cfg.Checkpoints, processes: cfg.Processes, accel: cfg.Accel, images: append([]backends.Image(nil), DefaultImages...), state: state{VMs: map[string]*vm{}}}
 	data, err := os.ReadFile(b.file())
 	if err == nil {
 		if err := json.Unmarshal(data, &b.state); err != nil {
@@ -225,7 +228,7 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 	if b.processes {
 		return backends.Started{MemoryLimitMiB: mem}, nil
 	}
-	return backends.Started{ReservedMiB: mem}, nil
+	return backends.Started{ReservedMiB: mem, Accel: b.accel}, nil
 }
 
 // Stop "shuts down" the VM, keeping a checkpoint when the backend
@@ -320,7 +323,7 @@ func (b *Backend) Observe(context.Context) ([]backends.Observed, error) {
 		if v.Running && b.processes {
 			o.MemoryLimitMiB = v.ReservedMiB
 		} else if v.Running {
-			o.ReservedMiB = v.ReservedMiB
+			o.ReservedMiB, o.Accel = v.ReservedMiB, b.accel
 		}
 		out = append(out, o)
 	}

@@ -2,7 +2,6 @@ package vm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -86,34 +85,40 @@ func (b *Backend) Observe(ctx context.Context) ([]backends.Observed, error) {
 		if err != nil {
 			continue
 		}
-		out = append(out, backends.Observed{ID: id, Running: b.adopt(ctx, id, dir)})
+		o := backends.Observed{ID: id}
+		if m := b.adopt(ctx, id, dir); m != nil {
+			st := m.started()
+			o.Running, o.ReservedMiB, o.Accel = true, st.ReservedMiB, st.Accel
+		}
+		out = append(out, o)
 	}
 	return out, nil
 }
 
-// adopt says whether the machine in dir runs, taking it over when this
-// backend did not boot it.
-func (b *Backend) adopt(ctx context.Context, id, dir string) bool {
-	if b.get(id) != nil {
-		return true
+// adopt returns the machine running in dir, taking it over when this
+// backend did not boot it; nil when none runs.
+func (b *Backend) adopt(ctx context.Context, id, dir string) *machine {
+	if m := b.get(id); m != nil {
+		return m
 	}
 	rec, err := readRecord(dir)
 	if err != nil {
-		return false
+		return nil
 	}
 	h, err := b.cfg.Driver.Attach(ctx, dir)
 	if err != nil {
-		return false
+		return nil
 	}
 	b.mu.Lock()
-	_, known := b.machines[id]
+	known := b.machines[id]
 	b.mu.Unlock()
-	if known {
+	if known != nil {
 		h.Close()
-		return true
+		return known
 	}
-	b.register(&machine{id: id, dir: dir, h: h, record: rec})
-	return true
+	m := &machine{id: id, dir: dir, h: h, record: rec}
+	b.register(m)
+	return m
 }
 
 // MemoryMiB reads back from the hypervisor the memory a running sandbox
@@ -124,16 +129,4 @@ func (b *Backend) MemoryMiB(ctx context.Context, id string) (int64, error) {
 		return 0, backends.ErrNotRunning
 	}
 	return m.h.MemoryMiB(ctx)
-}
-
-// Accel says how a running sandbox's machine runs ("kvm", "tcg").
-func (b *Backend) Accel(id string) (string, error) {
-	m := b.get(id)
-	if m == nil {
-		return "", backends.ErrNotRunning
-	}
-	if m.record.Accel == "" {
-		return "", errors.New("unknown")
-	}
-	return m.record.Accel, nil
 }

@@ -37,6 +37,8 @@ export interface SandboxInfo {
   stopGraceMs: number;
   memoryMiB: number;
   reservedMiB?: number;
+  /** While a VM runs: "kvm" (hardware virtualisation) or "tcg" (software emulation). */
+  accel?: string;
   memoryLimitMiB?: number;
   cpus: number;
   diskMiB: number;

@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"sandboxdesk/cli"
+	"sandboxdesk/daemon"
 )
 
 // appName is the desktop app's file name, beside this command.
@@ -26,5 +27,5 @@ func main() {
 	}
 	// no cancel on Ctrl-C here: exec passes it to the command in the
 	// sandbox, and the commands that wait (create, serve) handle it
-	os.Exit(cli.Run(context.Background(), os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+	os.Exit(cli.Run(context.Background(), os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Serve: daemon.Run}))
 }

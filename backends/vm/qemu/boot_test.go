@@ -169,7 +169,9 @@ func TestBootTinyGuest(t *testing.T) {
 		b.Close() // as a controller that dies leaves its machines
 		b2 := newBackend(t, dir)
 		obs, err := b2.Observe(ctx)
-		if err != nil || len(obs) != 1 || obs[0] != (backends.Observed{ID: "vm1", Running: true}) {
+		// what it holds and how it runs, heard again from the machine's folder
+		want := backends.Observed{ID: "vm1", Running: true, ReservedMiB: 512, Accel: started.Accel}
+		if err != nil || len(obs) != 1 || obs[0] != want || want.Accel == "" {
 			t.Fatalf("observed %+v, %v", obs, err)
 		}
 		if code, out := run(t, b2, "vm1", backends.ExecRequest{Args: []string{"cat", "/workspace/from-guest.txt"}}); code != 0 || out != "from the guest\n" {

@@ -1,0 +1,204 @@
+package wire
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"reflect"
+	"time"
+
+	"sandboxdesk/ipc"
+	"sandboxdesk/stream"
+)
+
+// SocketClient is an ipc.Client over the socket in a root (on Windows,
+// the named pipe that stands for it).
+type SocketClient struct{ Path string }
+
+// SocketPath is the socket of the controller that owns root.
+func SocketPath(root string) string { return filepath.Join(root, SocketName) }
+
+func (c *SocketClient) dial(ctx context.Context, req ipc.Request) (net.Conn, *bufio.Reader, error) {
+	conn, err := dialLocal(ctx, c.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	line, err := ipc.EncodeRequest(req)
+	if err == nil {
+		_, err = conn.Write(line)
+	}
+	if err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	return conn, bufio.NewReaderSize(conn, 64<<10), nil
+}
+
+// Call sends one request and reads its reply into out.
+func (c *SocketClient) Call(ctx context.Context, req ipc.Request, out any) error {
+	conn, br, err := c.dial(ctx, req)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	return readReply(ctx, br, out)
+}
+
+func readReply(ctx context.Context, br *bufio.Reader, out any) error {
+	line, err := readLine(br)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return ipc.Errorf(ipc.ErrUnavailable, "the controller closed the connection: %v", err)
+	}
+	return ipc.DecodeReply(line, out)
+}
+
+// Exec runs a command in a sandbox and streams it.
+func (c *SocketClient) Exec(ctx context.Context, req ipc.ExecRequest, cio stream.IO) (int, error) {
+	conn, br, err := c.dial(ctx, req)
+	if err != nil {
+		return -1, err
+	}
+	defer conn.Close()
+	conn.SetDeadline(timeZero)
+	code, err := stream.Attach(ctx, conn, br, cio)
+	var se *stream.StartError
+	if errors.As(err, &se) {
+		if kind := ipc.KindByName(se.Kind); kind != nil {
+			return -1, &ipc.Error{Kind: kind, Message: se.Message}
+		}
+		return -1, errors.New(se.Message)
+	}
+	return code, err
+}
+
+// Subscribe streams the controller's events until ctx ends.
+func (c *SocketClient) Subscribe(ctx context.Context) (<-chan ipc.Event, error) {
+	conn, br, err := c.dial(ctx, ipc.SubscribeRequest{})
+	if err != nil {
+		return nil, err
+	}
+	conn.SetDeadline(timeZero)
+	if err := readReply(ctx, br, nil); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	out := make(chan ipc.Event)
+	go func() {
+		defer close(out)
+		defer conn.Close()
+		stop := context.AfterFunc(ctx, func() { conn.Close() })
+		defer stop()
+		dec := json.NewDecoder(br)
+		for {
+			var e ipc.Event
+			if dec.Decode(&e) != nil {
+				return
+			}
+			select {
+			case out <- e:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+// Local is the in-process ipc.Client the desktop UI uses: requests travel over
+// a channel to the same Handler the socket serves.
+type Local struct {
+	calls chan localCall
+	h     ipc.Handler
+}
+
+type localCall struct {
+	ctx  context.Context
+	req  ipc.Request
+	done chan localResult
+}
+
+type localResult struct {
+	body any
+	err  error
+}
+
+// NewLocal serves h in this process until ctx ends.
+func NewLocal(ctx context.Context, h ipc.Handler) *Local {
+	l := &Local{calls: make(chan localCall), h: h}
+	go func() {
+		for {
+			select {
+			case call := <-l.calls:
+				go func() {
+					body, err := h.Handle(call.ctx, call.req)
+					call.done <- localResult{body, err}
+				}()
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return l
+}
+
+// Call hands the request to the handler and copies its reply into out.
+func (l *Local) Call(ctx context.Context, req ipc.Request, out any) error {
+	if _, ok := req.(ipc.HelloRequest); ok {
+		return l.answer(req, ipc.NewHello(), out)
+	}
+	call := localCall{ctx: ctx, req: req, done: make(chan localResult, 1)}
+	select {
+	case l.calls <- call:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case res := <-call.done:
+		if res.err != nil {
+			return res.err
+		}
+		return l.answer(req, res.body, out)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// answer copies a reply into out, a pointer to its type (or nil).
+func (l *Local) answer(req ipc.Request, body, out any) error {
+	if out == nil {
+		return nil
+	}
+	dst := reflect.ValueOf(out).Elem()
+	src := reflect.ValueOf(body)
+	if !src.Type().AssignableTo(dst.Type()) {
+		return fmt.Errorf("ipc: %s replies %T, not %s", req.Kind(), body, dst.Type())
+	}
+	dst.Set(src)
+	return nil
+}
+
+// Exec runs a command through the handler.
+func (l *Local) Exec(ctx context.Context, req ipc.ExecRequest, cio stream.IO) (int, error) {
+	return l.h.Exec(ctx, req, cio)
+}
+
+// Subscribe streams the handler's events until ctx ends.
+func (l *Local) Subscribe(ctx context.Context) (<-chan ipc.Event, error) {
+	events, stop := l.h.Subscribe()
+	context.AfterFunc(ctx, stop)
+	return events, nil
+}
+
+var timeZero time.Time
