@@ -21,11 +21,11 @@ done
 # the prefix the Windows tests run in (make wine-test makes it, with the
 # shim Go's programs need under Wine); winemenubuilder off: the Start menu
 # entry must not become a Linux desktop entry of the machine's
-export WINEPREFIX=${WINE_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/wine-go-test}/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=,winemenubuilder.exe=d"
+export WINEPREFIX=${WINE_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/wine-go-test}/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=;winemenubuilder.exe=d"
 [ -d "$WINEPREFIX" ] || "$WINE" wineboot --init >/dev/null 2>&1
 WORK=$(mktemp -d)
 fail() { echo "package-windows-check: $*" >&2; exit 1; }
-win() { echo "Z:$(echo "$1" | tr / '\\')"; }
+win() { printf 'Z:%s\n' "$(printf %s "$1" | tr / '\\')"; }
 
 USERDIR=""
 for d in "$WINEPREFIX"/drive_c/users/*; do
@@ -37,10 +37,11 @@ LNK=$USERDIR/AppData/Roaming/Microsoft/Windows/Start\ Menu/Programs/sandboxdesk.
 UNINST='HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\sandboxdesk'
 RUN='HKCU\Software\Microsoft\Windows\CurrentVersion\Run'
 
-# files is every file of the prefix's C: drive but the temporary ones
-# (Wine's, and other programs' sharing the prefix)
+# files is every file of the prefix's C: drive but the temporary ones:
+# Wine's, other programs' sharing the prefix, and the copy of itself an
+# NSIS uninstaller runs from %TEMP% (it cannot delete the file it runs)
 files() {
-	(cd "$WINEPREFIX/drive_c" && find . -path ./windows/temp -prune -o -path '*/AppData/Local/Temp' -prune -o -print | sort)
+	(cd "$WINEPREFIX/drive_c" && find . -path ./windows/temp -prune -o -path './users/*/Temp' -prune -o -path './users/*/AppData/Local/Temp' -prune -o -print | sort)
 }
 # keys is every line of the user's registry that names sandboxdesk
 keys() {
@@ -60,6 +61,11 @@ export DISPLAY=":$n"
 cleanup() {
 	set +e
 	[ -x "$INSTDIR/sandboxdesk.exe" ] && "$WINE" "$INSTDIR/sandboxdesk.exe" quit >/dev/null 2>&1
+	# a check that failed half way may leave the app, or the fake WSL's
+	# sandboxes, running: this check's own processes, found by their paths
+	for p in $(ps -eo pid=,args= | grep -i -e 'Programs.sandboxdesk.sandboxdesk-app.exe' -e "$(win "$FAKE" | sed 's/\\/./g') -d sandboxdesk-" | grep -v grep | awk '{print $1}'); do
+		kill "$p" 2>/dev/null
+	done
 	kill "$XPID" 2>/dev/null
 	rm -rf "$WORK"
 	true
@@ -83,7 +89,7 @@ done
 [ -z "$(runvalue)" ] || fail "an install without Open at login wrote the Run value: $(runvalue)"
 query=$("$WINE" reg query "$UNINST" 2>/dev/null | tr -d '\r') || fail "the uninstaller is not registered under $UNINST"
 for want in "DisplayName.*sandboxdesk" "DisplayVersion.*$VERSION" 'UninstallString.*uninstall.exe' 'QuietUninstallString.*/S'; do
-	echo "$query" | grep -q "$want" || fail "$UNINST lacks $want: $query"
+	printf "%s\n" "$query" | grep -q "$want" || fail "$UNINST lacks $want: $query"
 done
 # the programs carry their version (UTF-16, as Windows reads it) and icon
 for f in sandboxdesk-app.exe sandboxdesk.exe; do
@@ -94,27 +100,30 @@ done
 echo "install again, with Open at login"
 "$WINE" "$SETUP" /S /AUTOSTART=1 || fail "the second silent install failed ($?)"
 got=$(runvalue)
-echo "$got" | grep -qF "\"C:\\users\\" || fail "the Run value is not the installed app, quoted: $got"
-echo "$got" | grep -qF 'AppData\Local\Programs\sandboxdesk\sandboxdesk-app.exe"' || fail "the Run value is not the installed app: $got"
+printf "%s\n" "$got" | grep -qF "\"C:\\users\\" || fail "the Run value is not the installed app, quoted: $got"
+printf "%s\n" "$got" | grep -qF 'AppData\Local\Programs\sandboxdesk\sandboxdesk-app.exe"' || fail "the Run value is not the installed app: $got"
 
 echo "open the app from its Start menu entry"
 mkdir -p "$WORK/root/wsl-images" "$WORK/img/etc"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$WORK/img/etc/passwd"
 tar -C "$WORK/img" -cf "$WORK/root/wsl-images/base.tar" etc
 export SANDBOXDESK_ROOT="$(win "$WORK/root")" SANDBOXDESK_WSL="$(win "$FAKE")" FAKEWSL_HOME="$(win "$WORK/fakewsl")"
-"$WINE" start "$(win "$LNK")" || fail "wine start of the Start menu entry failed"
+"$WINE" start /unix "$LNK" || fail "wine start of the Start menu entry failed"
 sd() { "$WINE" "$INSTDIR/sandboxdesk.exe" "$@"; }
-for _ in $(seq 300); do sd list >/dev/null 2>&1 && break; sleep 0.2; done
-sd create dev >/dev/null || fail "the installed command line could not create a sandbox"
-sd list | grep -q dev || fail "the installed command line does not list the sandbox"
-# the window is the installed program's, started by the entry
-ps -eo args | grep -v grep | grep -qi 'AppData.Local.Programs.sandboxdesk.sandboxdesk-app.exe' || fail "the running app is not the installed one"
 w=""
-for _ in $(seq 100); do
+for _ in $(seq 300); do
 	w=$(xdotool search --name '^sandboxdesk$' 2>/dev/null | head -n 1) && [ -n "$w" ] && break
 	sleep 0.2
 done
 [ -n "$w" ] || fail "the installed app drew no window"
+# the window is the installed program's, started by the entry
+ps -eo args | grep -v grep | grep -qi 'AppData.Local.Programs.sandboxdesk.sandboxdesk-app.exe' || fail "the running app is not the installed one"
+# the command line waits for the app's controller, which holds the root's
+# lock before it answers, instead of starting one of its own
+for _ in $(seq 300); do [ -e "$WORK/root/controller.lock" ] && break; sleep 0.2; done
+sd create dev >/dev/null || fail "the installed command line could not create a sandbox"
+sd list | grep -q dev || fail "the installed command line does not list the sandbox"
+[ ! -e "$WORK/root/serve.log" ] || fail "the command line started a controller of its own instead of using the app's"
 xdotool windowmove "$w" 0 30 windowsize "$w" 800 500 2>/dev/null || true
 sleep 3
 import -window root -crop 800x500+0+30 +repage -colors 64 "PNG8:$OUT"
@@ -122,16 +131,19 @@ echo "wrote $OUT"
 
 echo "uninstall while the app runs: refused"
 "$WINE" "$INSTDIR/uninstall.exe" /S >/dev/null 2>&1 || true
-sleep 2 # the uninstaller runs a copy of itself, in the background
-for _ in $(seq 100); do pgrep -f 'Au_\.exe' >/dev/null || break; sleep 0.2; done
+# the uninstaller runs a copy of itself from %TEMP% (Un.exe), in the
+# background: its end is awaited by name
+sleep 1
+for _ in $(seq 300); do ps -eo args | grep -v grep | grep -q 'Temp.*Un\.exe' || break; sleep 0.2; done
 [ -s "$INSTDIR/sandboxdesk-app.exe" ] || fail "the uninstaller removed the app while it ran"
+[ -s "$INSTDIR/uninstall.exe" ] && "$WINE" reg query "$UNINST" >/dev/null 2>&1 || fail "the uninstaller, refusing, removed part of the install"
 
 echo "quit, uninstall"
 sd quit >/dev/null || fail "the installed command line could not quit the app"
-for _ in $(seq 100); do ps -eo args | grep -v grep | grep -qi 'sandboxdesk-app.exe' || break; sleep 0.2; done
+for _ in $(seq 300); do ps -eo args | grep -v grep | grep -qi 'Programs.sandboxdesk.sandboxdesk' || break; sleep 0.2; done
 "$WINE" "$INSTDIR/uninstall.exe" /S || fail "the silent uninstall failed ($?)"
 for _ in $(seq 300); do [ -e "$INSTDIR" ] || break; sleep 0.2; done
-[ ! -e "$INSTDIR" ] || fail "the uninstall left $INSTDIR: $(ls "$INSTDIR")"
+[ ! -e "$INSTDIR" ] || fail "the uninstall left $INSTDIR: $(ls "$INSTDIR"); running: $(ps -eo pid,args | grep -i '\.exe' | grep -v grep)"
 [ -z "$(runvalue)" ] || fail "the uninstall left the Run value"
 files >"$WORK/files.after"
 keys >"$WORK/keys.after"
@@ -139,4 +151,4 @@ diff "$WORK/files.before" "$WORK/files.after" >"$WORK/files.diff" || fail "files
 $(cat "$WORK/files.diff")"
 diff "$WORK/keys.before" "$WORK/keys.after" >"$WORK/keys.diff" || fail "registry entries differ after the uninstall:
 $(cat "$WORK/keys.diff")"
-echo "ok: installed, opened at login when chosen, drew its window, uninstalled without a trace"
+echo "ok: installed, the Run value when chosen, the window drawn, uninstalled without a trace"

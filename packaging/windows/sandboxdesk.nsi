@@ -9,7 +9,8 @@
 ;   OUTFILE      the installer to write
 ; Silent: setup.exe /S installs; /S /AUTOSTART=1 also opens the app at
 ; login, /AUTOSTART=0 stops it; uninstall.exe /S removes everything it
-; installed. The sandboxes (the root folder) are the user's: they stay.
+; installed, and the app's preferences. The sandboxes (the root folder,
+; %LOCALAPPDATA%\sandboxdesk unless moved) are the user's work: they stay.
 
 ; 64-bit, as the programs it carries are: Wine without its 32-bit half runs it too
 Target amd64-unicode
@@ -152,6 +153,9 @@ Section "Uninstall"
   ; Programs is shared by every per-user install: removed only if empty
   RMDir "$LOCALAPPDATA\Programs"
   Delete "$SMPROGRAMS\sandboxdesk.lnk"
+  ; the window library's preferences (the app's ID): settings, not sandboxes
+  RMDir /r "$APPDATA\fyne\dev.sandboxdesk.app"
+  RMDir "$APPDATA\fyne"
   DeleteRegValue HKCU "${RUN_KEY}" "${RUN_VALUE}"
   DeleteRegKey HKCU "${UNINST_KEY}"
 SectionEnd
