@@ -13,6 +13,18 @@ import (
 // configuration translates the machine's description into the
 // framework's, and validates it.
 func configuration(c Config) (*vz.VirtualMachineConfiguration, error) {
+	conf, err := build(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := validate(conf); err != nil {
+		return nil, err
+	}
+	return conf, nil
+}
+
+// build translates the machine's description into the framework's.
+func build(c Config) (*vz.VirtualMachineConfiguration, error) {
 	bl, err := vz.NewLinuxBootLoader(c.Kernel, vz.WithCommandLine(c.Cmdline), vz.WithInitrd(c.Initrd))
 	if err != nil {
 		return nil, refused(err)
@@ -38,9 +50,6 @@ func configuration(c Config) (*vz.VirtualMachineConfiguration, error) {
 		if err := step(conf, c); err != nil {
 			return nil, refused(err)
 		}
-	}
-	if err := validate(conf); err != nil {
-		return nil, err
 	}
 	return conf, nil
 }
