@@ -87,3 +87,29 @@ func TestSparseCopyLeavesHoles(t *testing.T) {
 		t.Error("copied through a link")
 	}
 }
+
+// TestHostileImageDiskLink: an image whose root disk is a link is
+// refused, so the sandbox's disk is never a link to the file it names
+// (a clone of a link is the link) nor a copy of it.
+func TestHostileImageDiskLink(t *testing.T) {
+	src, _ := rawDisk(t)
+	link := filepath.Join(t.TempDir(), "root.raw")
+	if err := os.Symlink(src, link); err != nil {
+		t.Fatal(err)
+	}
+	clones := map[string]func(src, dst string) error{
+		"APFS":                func(s, d string) error { return os.Symlink(s, d) },
+		"another file system": func(string, string) error { return errCannotClone },
+	}
+	for name, clone := range clones {
+		t.Run(name, func(t *testing.T) {
+			dst := filepath.Join(t.TempDir(), "disk.raw")
+			if how, err := copyDisk(link, dst, clone); err == nil {
+				t.Fatalf("made the disk from a link (%s)", how)
+			}
+			if _, err := os.Lstat(dst); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a disk was left: %v", err)
+			}
+		})
+	}
+}
