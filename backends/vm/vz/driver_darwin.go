@@ -150,6 +150,11 @@ func (d *Driver) Boot(ctx context.Context, m vm.Machine) (vm.Handle, error) {
 		err = machine.Start()
 	}
 	if err != nil {
+		// a restore that failed at its resume leaves the machine paused,
+		// holding its memory while the core boots the sandbox cold
+		if machine.CanStop() {
+			machine.Stop()
+		}
 		return nil, refused(err)
 	}
 	return newHandle(machine, c, filepath.Dir(c.ConsoleLog)), nil
