@@ -32,6 +32,12 @@ func copyDisk(src, dst string, clone func(src, dst string) error) (string, error
 	}
 	err := clone(src, dst)
 	if err == nil {
+		// a clone keeps the image's mode, which may be read-only; the
+		// machine writes its disk
+		if err := os.Chmod(dst, 0o600); err != nil {
+			os.Remove(dst)
+			return "", fmt.Errorf("root disk: %w", err)
+		}
 		return "clone", nil
 	}
 	if !errors.Is(err, errCannotClone) {

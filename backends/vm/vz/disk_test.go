@@ -36,6 +36,8 @@ func TestCopyDisk(t *testing.T) {
 		wantErr bool
 	}{
 		{"APFS clones", func(s, d string) error { data, _ := os.ReadFile(s); return os.WriteFile(d, data, 0o600) }, "clone", false},
+		// clonefile(2) keeps the source's mode
+		{"APFS clones a read-only image's disk", func(s, d string) error { data, _ := os.ReadFile(s); return os.WriteFile(d, data, 0o444) }, "clone", false},
 		{"another file system: a sparse copy", func(string, string) error { return fmt.Errorf("clonefile: %w", errCannotClone) }, "sparse copy", false},
 		{"a clone that fails otherwise is an error", func(string, string) error { return errors.New("no space left on device") }, "", true},
 	}
@@ -57,6 +59,13 @@ func TestCopyDisk(t *testing.T) {
 			got, err := os.ReadFile(dst)
 			if err != nil || !bytes.Equal(got, want) {
 				t.Fatalf("the copy differs from the image's disk (%d bytes, %v)", len(got), err)
+			}
+			st, err := os.Stat(dst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Mode().Perm() != 0o600 {
+				t.Errorf("the disk's mode is %v, want -rw-------: the machine writes it, no one else reads it", st.Mode())
 			}
 		})
 	}
