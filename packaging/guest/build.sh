@@ -109,12 +109,13 @@ for applet in $(busybox --list-full); do
 	[ -e "$ROOT/$applet" ] || ln -s /bin/busybox "$ROOT/$applet"
 done
 
-# the virtio, 9p (qemu), vsock and virtio-fs (vz) and ext4 (a root
+# the virtio (with the entropy device vz gives), 9p (qemu), vsock and
+# virtio-fs (vz) and ext4 (a root
 # disk) modules, in the order their dependencies need
 MODS=$(ls -d "$WORK"/k/lib/modules/*)
 : >"$ROOT/lib/modules/sandboxdesk.order"
 for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_console \
-	netfs fscache 9pnet 9pnet_virtio 9p failover net_failover virtio_net virtio_blk \
+	netfs fscache 9pnet 9pnet_virtio 9p failover net_failover virtio_net virtio_blk virtio-rng \
 	vsock vmw_vsock_virtio_transport_common vmw_vsock_virtio_transport fuse virtiofs \
 	crc16 mbcache jbd2 crc32c_generic ext4; do
 	ko=$(find "$MODS/kernel" -name "$m.ko" -o -name "$m.ko.xz" | head -1)

@@ -1,6 +1,7 @@
 package guest
 
 import (
+	"net"
 	"reflect"
 	"testing"
 )
@@ -18,21 +19,35 @@ func TestLeaseSteps(t *testing.T) {
 		}
 		return m
 	}
+	gw := net.IPv4(192, 168, 64, 1).To4()
 	tests := []struct {
 		name, event, mode string
 		env               map[string]string
 		want              [][]string
+		rules             []Rule
 		resolv            string
 		wantErr           bool
 	}{
-		{name: "vz's NAT, outbound only: the host is refused", event: "bound", mode: "on", env: vzLease,
+		{name: "vz's NAT, outbound only: the host is refused but for its DNS", event: "bound", mode: "on", env: vzLease,
+			want: [][]string{
+				{"ip", "addr", "flush", "dev", "eth0"},
+				{"ip", "addr", "add", "192.168.64.7/24", "dev", "eth0"},
+				{"ip", "route", "replace", "default", "via", "192.168.64.1", "dev", "eth0", "onlink"},
+			},
+			rules: []Rule{
+				{Pref: 100, To: gw, Proto: "udp", Port: 53},
+				{Pref: 101, To: gw, Proto: "tcp", Port: 53},
+				{Pref: 102, To: gw, Prohibit: true},
+			},
+			resolv: "nameserver 192.168.64.1\n"},
+		{name: "outbound only, DNS elsewhere: the router is refused outright", event: "bound", mode: "on", env: with("dns", "10.0.2.3"),
 			want: [][]string{
 				{"ip", "addr", "flush", "dev", "eth0"},
 				{"ip", "addr", "add", "192.168.64.7/24", "dev", "eth0"},
 				{"ip", "route", "replace", "default", "via", "192.168.64.1", "dev", "eth0"},
 				{"ip", "route", "replace", "prohibit", "192.168.64.1/32"},
 			},
-			resolv: "nameserver 192.168.64.1\n"},
+			resolv: "nameserver 10.0.2.3\n"},
 		{name: "host network: the router stays reachable", event: "renew", mode: "host", env: vzLease,
 			want: [][]string{
 				{"ip", "addr", "flush", "dev", "eth0"},
@@ -64,21 +79,24 @@ func TestLeaseSteps(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := tt.env
-			steps, resolv, err := LeaseSteps(tt.event, tt.mode, func(k string) string { return env[k] })
+			l, err := LeaseSteps(tt.event, tt.mode, func(k string) string { return env[k] })
 			if tt.wantErr {
 				if err == nil {
-					t.Fatalf("no error; steps %q", steps)
+					t.Fatalf("no error; steps %q", l.Steps)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(steps, tt.want) {
-				t.Errorf("steps\n%q\nwant\n%q", steps, tt.want)
+			if !reflect.DeepEqual(l.Steps, tt.want) {
+				t.Errorf("steps\n%q\nwant\n%q", l.Steps, tt.want)
 			}
-			if resolv != tt.resolv {
-				t.Errorf("resolv.conf %q, want %q", resolv, tt.resolv)
+			if !reflect.DeepEqual(l.Rules, tt.rules) {
+				t.Errorf("rules\n%v\nwant\n%v", l.Rules, tt.rules)
+			}
+			if l.Resolv != tt.resolv {
+				t.Errorf("resolv.conf %q, want %q", l.Resolv, tt.resolv)
 			}
 		})
 	}

@@ -26,6 +26,12 @@ func Setup(log func(string, ...any)) Settings {
 	if err := loadModules(ModuleOrder); err != nil {
 		log("modules: %v", err)
 	}
+	// the console the kernel gave this process may be none that shows
+	// (vz's virtio console is a module, loaded just now): what the init
+	// and the agent say from here on goes to the console that is
+	if err := reopenConsole(); err != nil {
+		log("console: %v", err)
+	}
 	cmdline, _ := os.ReadFile("/proc/cmdline")
 	s := ParseCmdline(string(cmdline))
 	if err := unix.Sethostname([]byte(s.Hostname)); err != nil {
@@ -121,6 +127,21 @@ func switchRoot(dev string) error {
 		return err
 	}
 	return unix.Chdir("/")
+}
+
+// reopenConsole points the standard files at /dev/console as it is now.
+func reopenConsole() error {
+	f, err := os.OpenFile("/dev/console", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for fd := 0; fd < 3; fd++ {
+		if err := unix.Dup3(int(f.Fd()), fd, 0); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // loadModules loads every module named in the order file; one already

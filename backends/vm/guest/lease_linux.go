@@ -43,15 +43,21 @@ func lease() (string, error) {
 func Lease(event string, getenv func(string) string) error {
 	cmdline, _ := os.ReadFile("/proc/cmdline")
 	s := ParseCmdline(string(cmdline))
-	steps, resolv, err := LeaseSteps(event, s.Network, getenv)
+	plan, err := LeaseSteps(event, s.Network, getenv)
 	if err != nil {
 		return err
 	}
-	for _, step := range steps {
+	for _, step := range plan.Steps {
 		if err := run(step); err != nil {
 			return err
 		}
 	}
+	for _, r := range plan.Rules {
+		if err := addRule(r); err != nil {
+			return err
+		}
+	}
+	resolv := plan.Resolv
 	if event != "bound" && event != "renew" {
 		return nil
 	}

@@ -145,7 +145,11 @@ func Configure(m vm.Machine, lim Limits) (Config, error) {
 // Cmdline is the kernel command line under vz: the image's own with its
 // console moved to the virtio console (vz has no UART), then what the
 // guest's init reads: the share is virtio-fs, the agent is on vsock, the
-// network's address is leased.
+// network's address is leased. The virtio console is a module the init
+// loads, so the kernel would find no console to give the init its
+// standard files, and Go's runtime ends a program started without them;
+// tty0 is one from the start (it shows nowhere), hvc0 stays the console
+// (the last named), and the init moves to it once loaded.
 func Cmdline(image, hostname string, network backends.Network) string {
 	var out []string
 	for _, f := range strings.Fields(image) {
@@ -153,7 +157,7 @@ func Cmdline(image, hostname string, network backends.Network) string {
 			out = append(out, f)
 		}
 	}
-	out = append(out, "console=hvc0",
+	out = append(out, "console=tty0", "console=hvc0",
 		"sandboxdesk.hostname="+hostname,
 		"sandboxdesk.net="+string(network),
 		"sandboxdesk.share="+guest.DefaultShare,

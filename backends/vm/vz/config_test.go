@@ -24,7 +24,7 @@ func TestConfigure(t *testing.T) {
 	machine := func(mem int64, cpus int, network backends.Network) vm.Machine {
 		return vm.Machine{Dir: dir, Image: arm64, MemoryMiB: mem, CPUs: cpus, Hostname: "web", Workspace: ws, Network: network}
 	}
-	withNAT := "quiet panic=-1 console=hvc0 sandboxdesk.hostname=web sandboxdesk.net=on sandboxdesk.share=workspace sandboxdesk.sharefs=virtiofs sandboxdesk.vsock=6123 sandboxdesk.dhcp=1"
+	withNAT := "quiet panic=-1 console=tty0 console=hvc0 sandboxdesk.hostname=web sandboxdesk.net=on sandboxdesk.share=workspace sandboxdesk.sharefs=virtiofs sandboxdesk.vsock=6123 sandboxdesk.dhcp=1"
 	base := Config{
 		Kernel: p("/images/arm64-tiny/vmlinuz"), Initrd: p("/images/arm64-tiny/initrd.gz"), Cmdline: withNAT,
 		Shares:    []Share{{Tag: "workspace", Path: ws}},
@@ -34,7 +34,7 @@ func TestConfigure(t *testing.T) {
 	sized := func(c Config, mem int64, cpus int) Config { c.MemoryMiB, c.CPUs = mem, cpus; return c }
 	off := sized(base, 4096, 2)
 	off.NAT = false
-	off.Cmdline = "quiet panic=-1 console=hvc0 sandboxdesk.hostname=web sandboxdesk.net=off sandboxdesk.share=workspace sandboxdesk.sharefs=virtiofs sandboxdesk.vsock=6123"
+	off.Cmdline = "quiet panic=-1 console=tty0 console=hvc0 sandboxdesk.hostname=web sandboxdesk.net=off sandboxdesk.share=workspace sandboxdesk.sharefs=virtiofs sandboxdesk.vsock=6123"
 	tests := []struct {
 		name string
 		m    vm.Machine
@@ -79,7 +79,7 @@ func TestConfigureDiskAndRestore(t *testing.T) {
 	if got.Restore != p("/sb/s2/checkpoint") {
 		t.Errorf("restore from %q", got.Restore)
 	}
-	if want := "root=/dev/vda rw console=hvc0 sandboxdesk.hostname=db sandboxdesk.net=host sandboxdesk.share=workspace sandboxdesk.sharefs=virtiofs sandboxdesk.vsock=6123 sandboxdesk.dhcp=1 sandboxdesk.root=/dev/vda"; got.Cmdline != want {
+	if want := "root=/dev/vda rw console=tty0 console=hvc0 sandboxdesk.hostname=db sandboxdesk.net=host sandboxdesk.share=workspace sandboxdesk.sharefs=virtiofs sandboxdesk.vsock=6123 sandboxdesk.dhcp=1 sandboxdesk.root=/dev/vda"; got.Cmdline != want {
 		t.Errorf("cmdline\n%s\nwant\n%s", got.Cmdline, want)
 	}
 }

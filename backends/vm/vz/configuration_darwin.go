@@ -13,6 +13,18 @@ import (
 // configuration translates the machine's description into the
 // framework's, and validates it.
 func configuration(c Config) (*vz.VirtualMachineConfiguration, error) {
+	conf, err := build(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := validate(conf); err != nil {
+		return nil, err
+	}
+	return conf, nil
+}
+
+// build translates the machine's description into the framework's.
+func build(c Config) (*vz.VirtualMachineConfiguration, error) {
 	bl, err := vz.NewLinuxBootLoader(c.Kernel, vz.WithCommandLine(c.Cmdline), vz.WithInitrd(c.Initrd))
 	if err != nil {
 		return nil, refused(err)
@@ -39,9 +51,6 @@ func configuration(c Config) (*vz.VirtualMachineConfiguration, error) {
 			return nil, refused(err)
 		}
 	}
-	if err := validate(conf); err != nil {
-		return nil, err
-	}
 	return conf, nil
 }
 
@@ -58,7 +67,9 @@ func validate(conf *vz.VirtualMachineConfiguration) error {
 	return nil
 }
 
-// console writes the guest's virtio console into the sandbox's log.
+// console writes the guest's virtio console into the sandbox's log, in
+// append mode, so that the handle can cut it while the framework writes
+// (trimConsole).
 func console(conf *vz.VirtualMachineConfiguration, c Config) error {
 	// made here, owned by the controller, never through a link
 	f, err := os.OpenFile(c.ConsoleLog, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
@@ -66,7 +77,7 @@ func console(conf *vz.VirtualMachineConfiguration, c Config) error {
 		return err
 	}
 	f.Close()
-	att, err := vz.NewFileSerialPortAttachment(c.ConsoleLog, false)
+	att, err := vz.NewFileSerialPortAttachment(c.ConsoleLog, true)
 	if err != nil {
 		return err
 	}

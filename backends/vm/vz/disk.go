@@ -20,11 +20,24 @@ var errCannotClone = errors.New("the file system cannot clone")
 // no space used until the guest writes), else a sparse copy. It says
 // which it did.
 func copyDisk(src, dst string, clone func(src, dst string) error) (string, error) {
+	// clonefile(2) with CLONE_NOFOLLOW clones a link as a link, and the
+	// machine would then write its disk wherever the link points
+	if st, err := os.Lstat(src); err != nil {
+		return "", fmt.Errorf("the image's root disk: %w", err)
+	} else if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("the image's root disk %s is not a plain file (%s); build or pull the image again", src, st.Mode().Type())
+	}
 	if err := os.Remove(dst); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("root disk: %w", err)
 	}
 	err := clone(src, dst)
 	if err == nil {
+		// a clone keeps the image's mode, which may be read-only; the
+		// machine writes its disk
+		if err := os.Chmod(dst, 0o600); err != nil {
+			os.Remove(dst)
+			return "", fmt.Errorf("root disk: %w", err)
+		}
 		return "clone", nil
 	}
 	if !errors.Is(err, errCannotClone) {

@@ -36,6 +36,8 @@ func TestCopyDisk(t *testing.T) {
 		wantErr bool
 	}{
 		{"APFS clones", func(s, d string) error { data, _ := os.ReadFile(s); return os.WriteFile(d, data, 0o600) }, "clone", false},
+		// clonefile(2) keeps the source's mode
+		{"APFS clones a read-only image's disk", func(s, d string) error { data, _ := os.ReadFile(s); return os.WriteFile(d, data, 0o444) }, "clone", false},
 		{"another file system: a sparse copy", func(string, string) error { return fmt.Errorf("clonefile: %w", errCannotClone) }, "sparse copy", false},
 		{"a clone that fails otherwise is an error", func(string, string) error { return errors.New("no space left on device") }, "", true},
 	}
@@ -57,6 +59,13 @@ func TestCopyDisk(t *testing.T) {
 			got, err := os.ReadFile(dst)
 			if err != nil || !bytes.Equal(got, want) {
 				t.Fatalf("the copy differs from the image's disk (%d bytes, %v)", len(got), err)
+			}
+			st, err := os.Stat(dst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Mode().Perm() != 0o600 {
+				t.Errorf("the disk's mode is %v, want -rw-------: the machine writes it, no one else reads it", st.Mode())
 			}
 		})
 	}
@@ -85,5 +94,31 @@ func TestSparseCopyLeavesHoles(t *testing.T) {
 	os.Symlink(filepath.Join(t.TempDir(), "elsewhere"), link)
 	if err := sparseCopy(src, link); err == nil {
 		t.Error("copied through a link")
+	}
+}
+
+// TestHostileImageDiskLink: an image whose root disk is a link is
+// refused, so the sandbox's disk is never a link to the file it names
+// (a clone of a link is the link) nor a copy of it.
+func TestHostileImageDiskLink(t *testing.T) {
+	src, _ := rawDisk(t)
+	link := filepath.Join(t.TempDir(), "root.raw")
+	if err := os.Symlink(src, link); err != nil {
+		t.Fatal(err)
+	}
+	clones := map[string]func(src, dst string) error{
+		"APFS":                func(s, d string) error { return os.Symlink(s, d) },
+		"another file system": func(string, string) error { return errCannotClone },
+	}
+	for name, clone := range clones {
+		t.Run(name, func(t *testing.T) {
+			dst := filepath.Join(t.TempDir(), "disk.raw")
+			if how, err := copyDisk(link, dst, clone); err == nil {
+				t.Fatalf("made the disk from a link (%s)", how)
+			}
+			if _, err := os.Lstat(dst); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a disk was left: %v", err)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"github.com/Code-Hex/vz/v3"
 	"golang.org/x/sys/unix"
 
+	"sandboxdesk/backends"
 	"sandboxdesk/backends/vm"
 )
 
@@ -19,6 +21,9 @@ import (
 type Driver struct {
 	limits Limits
 	macOS  int // major version
+	// checkpoints: the framework said it saves machines as Boot builds
+	// them (asked once, in New)
+	checkpoints bool
 }
 
 // New returns the driver, or ErrUnsupported with the reason when this
@@ -33,12 +38,43 @@ func New() (*Driver, error) {
 		return nil, fmt.Errorf("%w: VM sandboxes need macOS %d or later, and this Mac runs macOS %s", ErrUnsupported, MinMacOS, product)
 	}
 	const mib = 1 << 20
-	return &Driver{macOS: major, limits: Limits{
+	d := &Driver{macOS: major, limits: Limits{
 		MinMemoryMiB: int64((vz.VirtualMachineConfigurationMinimumAllowedMemorySize() + mib - 1) / mib),
 		MaxMemoryMiB: int64(vz.VirtualMachineConfigurationMaximumAllowedMemorySize() / mib),
 		MinCPUs:      int(vz.VirtualMachineConfigurationMinimumAllowedCPUCount()),
 		MaxCPUs:      int(vz.VirtualMachineConfigurationMaximumAllowedCPUCount()),
-	}}, nil
+	}}
+	d.checkpoints, err = canCheckpoint(runtime.GOARCH, major, d.probeSave)
+	if err != nil {
+		slog.Info("VM sandboxes stop cold, without a checkpoint", "reason", err)
+	}
+	return d, nil
+}
+
+// probeSave builds a machine as Boot does (in a scratch folder, never
+// started) and asks the framework whether it would save it.
+func (d *Driver) probeSave() error {
+	dir, err := os.MkdirTemp("", "sandboxdesk-vz-probe")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	// the boot loader wants files that exist; the probe boots nothing
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	self := vm.File{File: filepath.Base(exe)}
+	img := vm.Image{Dir: filepath.Dir(exe), Manifest: vm.Manifest{Kernel: self, Initrd: self}}
+	c, err := Configure(vm.Machine{Dir: dir, Image: img, Hostname: "probe", Workspace: dir, Network: backends.NetworkOn}, d.limits)
+	if err != nil {
+		return err
+	}
+	conf, err := build(c)
+	if err != nil {
+		return err
+	}
+	return saveSupport(conf)
 }
 
 // Name is "vz".
@@ -48,8 +84,8 @@ func (d *Driver) Name() string { return Name }
 func (d *Driver) Accel(context.Context, vm.Image) string { return "hvf" }
 
 // CanCheckpoint: saved machine state exists on macOS 14 and later, on
-// Apple silicon.
-func (d *Driver) CanCheckpoint() bool { return canCheckpoint(runtime.GOARCH, d.macOS) }
+// Apple silicon, for a machine the framework agrees to save.
+func (d *Driver) CanCheckpoint() bool { return d.checkpoints }
 
 // Fit clamps the machine's memory and CPUs to what this Mac allows.
 func (d *Driver) Fit(m vm.Machine) vm.Machine {
@@ -114,6 +150,11 @@ func (d *Driver) Boot(ctx context.Context, m vm.Machine) (vm.Handle, error) {
 		err = machine.Start()
 	}
 	if err != nil {
+		// a restore that failed at its resume leaves the machine paused,
+		// holding its memory while the core boots the sandbox cold
+		if machine.CanStop() {
+			machine.Stop()
+		}
 		return nil, refused(err)
 	}
 	return newHandle(machine, c, filepath.Dir(c.ConsoleLog)), nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -46,7 +47,28 @@ func newHandle(machine *vz.VirtualMachine, c Config, dir string) *handle {
 	if st := machine.State(); st == vz.VirtualMachineStateStopped || st == vz.VirtualMachineStateError {
 		h.end()
 	}
+	go h.keepConsole(c.ConsoleLog)
 	return h
+}
+
+// consoleCheck is how often a running machine's console log is measured.
+const consoleCheck = 2 * time.Second
+
+// keepConsole keeps the console log within consoleLimit while the
+// machine runs: the guest decides how much it writes there.
+func (h *handle) keepConsole(path string) {
+	t := time.NewTicker(consoleCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.exited:
+			return
+		case <-t.C:
+			if err := trimConsole(path, consoleLimit); err != nil {
+				slog.Debug("vz: console log", "err", err)
+			}
+		}
+	}
 }
 
 func (h *handle) end() { h.once.Do(func() { close(h.exited) }) }

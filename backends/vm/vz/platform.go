@@ -32,11 +32,25 @@ func majorVersion(product string) int {
 	return n
 }
 
-// canCheckpoint says whether the framework saves machines here: macOS 14
-// or later, on Apple silicon only (the framework's save and restore exist
-// for arm64 alone).
-func canCheckpoint(goarch string, macOSMajor int) bool {
-	return goarch == "arm64" && macOSMajor >= CheckpointMacOS
+// canCheckpoint says whether the framework saves this driver's machines
+// here: macOS 14 or later, on Apple silicon only (the framework's save
+// and restore exist for arm64 alone), and then only when the framework
+// accepts a machine as this driver builds it for saving. probe asks it
+// that (validateSaveRestoreSupport); so far it has refused every machine
+// with a directory sharing device, which the workspace is, so the answer
+// is the framework's at run time and not assumed from the version. The
+// error says why there are no checkpoints.
+func canCheckpoint(goarch string, macOSMajor int, probe func() error) (bool, error) {
+	if goarch != "arm64" {
+		return false, errors.New("Virtualization.framework saves machine state only on Apple silicon")
+	}
+	if macOSMajor < CheckpointMacOS {
+		return false, fmt.Errorf("Virtualization.framework saves machine state from macOS %d on", CheckpointMacOS)
+	}
+	if err := probe(); err != nil {
+		return false, fmt.Errorf("Virtualization.framework cannot save a VM sandbox's machine: %w", err)
+	}
+	return true, nil
 }
 
 // checkKernel checks the start of the image's kernel against what

@@ -15,20 +15,35 @@ func TestMajorVersion(t *testing.T) {
 }
 
 func TestCanCheckpoint(t *testing.T) {
+	saves := func() error { return nil }
+	// what macOS 14 and 15 answer for a machine with a virtio-fs share
+	refuses := func() error {
+		return errors.New("Invalid virtual machine configuration. Unsupported directory sharing device in configuration.")
+	}
 	tests := []struct {
+		name   string
 		goarch string
 		macOS  int
+		probe  func() error
 		want   bool
+		why    string
 	}{
-		{"arm64", 14, true},
-		{"arm64", 15, true},
-		{"arm64", 13, false}, // no saved state before 14
-		{"amd64", 15, false}, // the framework saves only on Apple silicon
+		{"Apple silicon, macOS 14, the framework saves it", "arm64", 14, saves, true, ""},
+		{"Apple silicon, macOS 15, the framework saves it", "arm64", 15, saves, true, ""},
+		{"Apple silicon, macOS 15, the share refused", "arm64", 15, refuses, false, "Unsupported directory sharing device"},
+		{"no saved state before 14", "arm64", 13, saves, false, "from macOS 14 on"},
+		{"the framework saves only on Apple silicon", "amd64", 15, saves, false, "only on Apple silicon"},
 	}
 	for _, tt := range tests {
-		if got := canCheckpoint(tt.goarch, tt.macOS); got != tt.want {
-			t.Errorf("%s on macOS %d: %v, want %v", tt.goarch, tt.macOS, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := canCheckpoint(tt.goarch, tt.macOS, tt.probe)
+			if got != tt.want {
+				t.Errorf("%v, want %v (%v)", got, tt.want, err)
+			}
+			if (err == nil) != (tt.why == "") || (err != nil && !strings.Contains(err.Error(), tt.why)) {
+				t.Errorf("reason %v, want one saying %q", err, tt.why)
+			}
+		})
 	}
 }
 

@@ -16,3 +16,7 @@ func saveState(*vz.VirtualMachine, string) error {
 func restoreState(*vz.VirtualMachine, string) error {
 	return fmt.Errorf("%w: Virtualization.framework restores machine state only on Apple silicon", ErrUnsupported)
 }
+
+func saveSupport(*vz.VirtualMachineConfiguration) error {
+	return fmt.Errorf("%w: Virtualization.framework saves machine state only on Apple silicon", ErrUnsupported)
+}

@@ -1,6 +1,10 @@
 package vz
 
-import "github.com/Code-Hex/vz/v3"
+import (
+	"errors"
+
+	"github.com/Code-Hex/vz/v3"
+)
 
 // saveState writes a paused machine's state to path.
 func saveState(machine *vz.VirtualMachine, path string) error {
@@ -11,4 +15,17 @@ func saveState(machine *vz.VirtualMachine, path string) error {
 // paused.
 func restoreState(machine *vz.VirtualMachine, path string) error {
 	return machine.RestoreMachineStateFromURL(path)
+}
+
+// saveSupport asks the framework whether it would save a machine built
+// as conf.
+func saveSupport(conf *vz.VirtualMachineConfiguration) error {
+	ok, err := conf.ValidateSaveRestoreSupport()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("the framework does not save this configuration")
+	}
+	return nil
 }
