@@ -16,7 +16,7 @@ const CheckpointFile = "checkpoint"
 
 // runtimeFiles are what a machine that ended leaves in its folder and a
 // new one makes again; a checkpoint and the record it needs stay.
-var runtimeFiles = []string{"qmp.sock", "agent.sock", "qemu.pid", "qemu.log", ConsoleLog, CheckpointFile + ".tmp"}
+var runtimeFiles = []string{"qmp.sock", "agent.sock", "console.sock", "qemu.pid", "qemu.log", ConsoleLog, CheckpointFile + ".tmp"}
 
 // restorable says whether dir holds a checkpoint of a machine built from
 // img, and returns that machine's record.
