@@ -300,3 +300,39 @@ func TestHostileAgentWords(t *testing.T) {
 		t.Errorf("no notice says what the guest answered: %+v", ev.got)
 	}
 }
+
+// TestHostileImageManifest: a manifest (an image downloaded from a
+// catalogue is no more trusted than its server) whose names hold an
+// escape sequence would have it printed raw by images, inspect and
+// errors. Such an image is refused in one printable line.
+func TestHostileImageManifest(t *testing.T) {
+	good := Manifest{Name: "tiny", Arch: runtime.GOARCH, Flavor: "tiny", Kernel: File{File: "vmlinuz"}, Initrd: File{File: "initrd.gz"}}
+	tests := []struct {
+		name   string
+		change func(*Manifest)
+	}{
+		{"name", func(m *Manifest) { m.Name = "tiny\x1b]0;pwned\x07" }},
+		{"flavor", func(m *Manifest) { m.Flavor = "\x1b[2Jtiny" }},
+		{"kernel file", func(m *Manifest) { m.Kernel.File = "vmlinuz\u009b2J" }},
+		{"root disk file", func(m *Manifest) { m.RootDisk = &File{File: "disk\u202e.raw"} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			m := good
+			tt.change(&m)
+			data, _ := json.Marshal(m)
+			os.MkdirAll(filepath.Join(dir, "img"), 0o755)
+			if err := os.WriteFile(filepath.Join(dir, "img", "manifest.json"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			imgs, err := LoadImages(dir)
+			if err == nil {
+				t.Fatalf("loaded %+v", imgs)
+			}
+			if strings.ContainsAny(err.Error(), "\x1b\x07\u202e\u009b") {
+				t.Errorf("the refusal holds the escape raw: %q", err)
+			}
+		})
+	}
+}
