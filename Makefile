@@ -9,10 +9,15 @@ BIN     := bin/sandboxdesk
 APP     := bin/sandboxdesk-app
 AGENT   := bin/sandboxdesk-agent
 SHARED_TOOLS := ../shared/tools
+# VERSION is the one version of every binary and package: the git tag
+# (v1.2.0, or v1.2.0-3-gabc1234-dirty between tags), "dev" outside git.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+VERSION := $(VERSION)
+LDFLAGS := -X sandboxdesk/version.Version=$(VERSION)
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: run build deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance clients-test tray screenshots windows-app screenshots-windows bench guest-image clean
+.PHONY: run build sign deps go-check test fmt-check vet unit crosscheck wine-test wine-test-all wine-run acceptance clients-test tray screenshots windows-app screenshots-windows bench guest-image vm-test icons package-linux package-linux-check package-windows package-windows-check package-darwin release clean
 
 run: deps build
 	@if [ "$$(uname)" = Linux ] && [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
@@ -20,9 +25,20 @@ run: deps build
 	./$(BIN)
 
 build: go-check
-	$(GO) build -tags $(TAGS) -o $(APP) .
-	$(GO) build -tags $(TAGS) -o $(BIN) ./cmd/sandboxdesk
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags=-s -o $(AGENT) ./cmd/sandboxdesk-agent
+	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(APP) .
+	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/sandboxdesk
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s $(LDFLAGS)" -o $(AGENT) ./cmd/sandboxdesk-agent
+	@if [ "$$(uname)" = Darwin ]; then $(MAKE) --no-print-directory sign; fi
+
+# sign (macOS): Virtualization.framework starts no VM for a binary without
+# the com.apple.security.virtualization entitlement. Both the app and the
+# command line (whose `serve` runs the VMs when the app does not) are
+# signed ad hoc with it: no developer account is needed to run them here.
+ENTITLEMENTS := packaging/darwin/entitlements.plist
+sign:
+	@command -v codesign >/dev/null 2>&1 || { echo "sandboxdesk: codesign not found: install the Xcode command line tools (xcode-select --install)" >&2; exit 1; }
+	codesign --force --sign - --entitlements $(ENTITLEMENTS) $(APP)
+	codesign --force --sign - --entitlements $(ENTITLEMENTS) $(BIN)
 
 # deps installs the system packages when run as root and names the missing
 # ones otherwise (Linux); elsewhere it only checks the Go toolchain.
@@ -102,7 +118,7 @@ screenshots: build
 # fake wsl.exe and writes a picture of its main window.
 windows-app:
 	CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc CXX=x86_64-w64-mingw32-g++ \
-		$(GO) build -tags $(TAGS) -o bin/sandboxdesk.exe .
+		$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o bin/sandboxdesk.exe .
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build -o bin/fakewsl/wsl.exe ./backends/wsl/fakewsl/wsl
 
 screenshots-windows: windows-app
@@ -120,9 +136,75 @@ bench: build
 # are never committed), where the app's VM backend finds them.
 ARCH      ?= amd64
 FLAVOR    ?= tiny
-GUEST_DIR ?= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(HOME)/.cache)/sandboxdesk/guest
+# the folder the app reads (Go's user cache folder: ~/Library/Caches on macOS)
+GUEST_DIR ?= $(if $(filter Darwin,$(shell uname)),$(HOME)/Library/Caches,$(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(HOME)/.cache))/sandboxdesk/guest
 guest-image: go-check
 	sh packaging/guest/build.sh $(ARCH) $(FLAVOR) $(GUEST_DIR)/$(ARCH)-$(FLAVOR)
+
+# vm-test builds the arm64 tiny image and this machine's debian one (root:
+# debootstrap) into GUEST_DIR and boots them under QEMU, arm64 emulated
+# on another host: minutes, so it is not part of test.
+HOST_ARCH = $$($(GO) env GOARCH)
+vm-test: go-check
+	sh packaging/guest/build.sh arm64 tiny $(GUEST_DIR)/arm64-tiny
+	sh packaging/guest/build.sh $(HOST_ARCH) debian $(GUEST_DIR)/$(HOST_ARCH)-debian
+	SANDBOXDESK_GUEST_DIR=$(GUEST_DIR) $(GO) test -tags $(TAGS) -count=1 -timeout 40m -v -run 'TestBootArm64Tiny|TestBootDebian' ./backends/vm/qemu
+
+# icons draws assets/icon.svg in every size each platform wants into
+# assets/icons (PNGs 16 to 1024, sandboxdesk.ico, sandboxdesk.icns); they
+# are committed, and a test checks that they match the source.
+icons: go-check
+	$(GO) run ./packaging/icons -src assets/icon.svg -out assets/icons
+
+# package-linux builds the .deb and the portable tar.xz (with install.sh
+# --prefix) into bin/packages; package-linux-check installs both here, as
+# root, starts the installed app under Xvfb from its menu entry and
+# removes them, checking that nothing is left.
+PACKAGES_DIR := bin/packages
+LINUX_ARCH   := $(shell $(GO) env GOARCH)
+package-linux: build
+	sh packaging/linux/package.sh $(VERSION) $(LINUX_ARCH) bin $(PACKAGES_DIR)
+
+package-linux-check: package-linux
+	sh packaging/linux/check.sh $(PACKAGES_DIR)/sandboxdesk_*_$(LINUX_ARCH).deb \
+		$(PACKAGES_DIR)/sandboxdesk-$(VERSION)-linux-$(LINUX_ARCH).tar.xz \
+		$(SCREENSHOTS_DIR)/installed-linux.png $(VERSION)
+
+# release builds every package this machine can (the Linux ones; the
+# Windows installer where package-windows is defined) and the guest
+# images RELEASE_IMAGES, and writes them with the image catalogue (URLs
+# under RELEASE_URL) and SHA256SUMS into RELEASE_DIR, to publish as they
+# lie there (images/ARCH-FLAVOR/ folders included).
+RELEASE_DIR    ?= bin/release
+RELEASE_URL    ?= https://sandboxdesk.dev/releases/$(VERSION)
+RELEASE_IMAGES ?= $(LINUX_ARCH)-tiny
+release: package-linux
+	@if $(MAKE) -n package-windows >/dev/null 2>&1; then $(MAKE) --no-print-directory package-windows VERSION=$(VERSION); \
+	else echo "release: this tree has no package-windows target; the release has no Windows installer"; fi
+	sh packaging/release.sh $(VERSION) $(RELEASE_DIR) $(RELEASE_URL) "$(RELEASE_IMAGES)"
+
+# package-windows cross-builds the app (a GUI program) and the command
+# line (a console one) with MinGW, with their icon and version as
+# resources, and the per-user NSIS installer around them:
+# bin/sandboxdesk-VERSION-windows-amd64-setup.exe. Minutes when cold, so
+# not part of make test; package-windows-check runs the installer under
+# Wine with Xvfb (install, Start menu entry, Open at login, the window,
+# uninstall) and writes a picture of the installed app.
+SETUP_EXE = bin/sandboxdesk-$(VERSION)-windows-amd64-setup.exe
+package-windows: go-check
+	GO=$(GO) TAGS=$(TAGS) LDFLAGS="$(LDFLAGS)" sh packaging/windows/package.sh $(VERSION) bin
+
+package-windows-check: package-windows
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build -o bin/fakewsl/wsl.exe ./backends/wsl/fakewsl/wsl
+	LANG=C.UTF-8 sh packaging/windows/check.sh $(SETUP_EXE) bin/fakewsl/wsl.exe $(VERSION) $(SCREENSHOTS_DIR)/installed-windows.png
+
+# package-darwin builds sandboxdesk.app on a Mac (Xcode's command line
+# tools), signs it ad hoc or as SIGN_IDENTITY (a Developer ID), and zips
+# it, with a .dmg where hdiutil is; elsewhere its layout and plists are
+# checked by packaging/bundle's tests.
+SIGN_IDENTITY ?= -
+package-darwin: go-check
+	GO=$(GO) TAGS=$(TAGS) LDFLAGS="$(LDFLAGS)" SIGN_IDENTITY="$(SIGN_IDENTITY)" sh packaging/darwin/package.sh $(VERSION) bin
 
 clean:
 	rm -rf bin

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/app"
 
 	"sandboxdesk/assets"
+	"sandboxdesk/autostart"
 	"sandboxdesk/daemon"
 	"sandboxdesk/ipc"
 	"sandboxdesk/rules"
@@ -46,6 +47,11 @@ func runDesktop(rootFlag string) int {
 	// the tray, when there is one, must be set up before the loop runs:
 	// the window comes first, the controller joins it when it is ready
 	u := ui.New(a, conn, root, hasTray())
+	if exe, err := os.Executable(); err == nil {
+		// the program as it was started (a link in PATH stays a link), so
+		// the entry follows an upgrade that replaces what the link names
+		u.Login = autostart.Login{Name: "sandboxdesk", Exec: exe}
+	}
 	u.OnQuit = func() {
 		cancel()
 		conn.waitServed()
@@ -107,7 +113,7 @@ func connect(ctx context.Context, root string, log *slog.Logger, say func(string
 			if waiting {
 				say("")
 			}
-			return serve(ctx, d, log)
+			return serve(ctx, d, log, say)
 		}
 		if !errors.Is(err, ipc.ErrConflict) {
 			return nil, nil, err
@@ -130,8 +136,10 @@ func connect(ctx context.Context, root string, log *slog.Logger, say func(string
 
 // serve serves the root d owns, for the CLI on its socket, and returns
 // the in-process client the UI uses and a channel closed once the
-// controller has stopped.
-func serve(ctx context.Context, d *daemon.Daemon, log *slog.Logger) (ipc.Client, <-chan struct{}, error) {
+// controller has stopped. While it stops, say tells how far it is.
+func serve(ctx context.Context, d *daemon.Daemon, log *slog.Logger, say func(string)) (ipc.Client, <-chan struct{}, error) {
+	// subscribed before the quit can begin, so its first stop is heard
+	go reportQuit(ctx, d.Events(), say)
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
@@ -140,6 +148,56 @@ func serve(ctx context.Context, d *daemon.Daemon, log *slog.Logger) (ipc.Client,
 		}
 	}()
 	return d.Client(ctx), served, nil
+}
+
+// reportQuit says, while the controller stops its sandboxes as the app
+// quits, how far it is: a VM saving its memory takes seconds, and a
+// window that only says "stopping" for that long looks hung. Until the
+// quit (ctx ending) the events are the window's own business.
+func reportQuit(ctx context.Context, events <-chan ipc.Event, say func(string)) {
+	var p quitProgress
+	for e := range events {
+		if ctx.Err() == nil {
+			continue
+		}
+		if line, ok := p.line(e); ok {
+			say(line)
+		}
+	}
+}
+
+// quitProgress turns the state changes of a quitting controller into the
+// line the window shows. Only a sandbox seen stopping counts as done: an
+// event from before the quit may still be on its way.
+type quitProgress struct {
+	stopping map[string]bool
+	done     int
+}
+
+func (p *quitProgress) line(e ipc.Event) (string, bool) {
+	if e.Kind != ipc.EventState || e.Sandbox == "" {
+		return "", false
+	}
+	const head = "Stopping the sandboxes before quitting: "
+	switch e.State {
+	case ipc.StateStopping:
+		if p.stopping == nil {
+			p.stopping = map[string]bool{}
+		}
+		p.stopping[e.Sandbox] = true
+		return fmt.Sprintf("%s%s is stopping (%d done)…", head, e.Sandbox, p.done), true
+	case ipc.StateSuspended, ipc.StateStopped:
+		if !p.stopping[e.Sandbox] {
+			return "", false
+		}
+		delete(p.stopping, e.Sandbox)
+		p.done++
+		if e.State == ipc.StateSuspended {
+			return fmt.Sprintf("%s%s is saved, its processes resume at the next launch (%d done)…", head, e.Sandbox, p.done), true
+		}
+		return fmt.Sprintf("%s%s is stopped, it starts again at the next launch (%d done)…", head, e.Sandbox, p.done), true
+	}
+	return "", false
 }
 
 // answers reports whether the controller behind sock serves requests.

@@ -5,7 +5,9 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"sandboxdesk/backends/testvm"
 	"sandboxdesk/daemon"
@@ -53,4 +55,70 @@ func TestRelaunchWaitsForTheInstanceThatIsQuitting(t *testing.T) {
 	}
 	cancel()
 	<-r.served
+}
+
+// Quitting says, sandbox by sandbox, how far the stop has come.
+func TestQuitSaysHowFarItIs(t *testing.T) {
+	t.Setenv(daemon.BackendEnv, testvm.Name)
+	root := t.TempDir()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var mu sync.Mutex
+	var lines []string
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	client, served, err := connect(ctx, root, log, func(line string) {
+		mu.Lock()
+		lines = append(lines, line)
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := 2
+	if err := client.Call(t.Context(), ipc.SetLimitsRequest{AtOnce: &two}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"web", "db"} {
+		if err := client.Call(t.Context(), ipc.CreateRequest{Name: n}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	<-served
+	// the last events are delivered as the controller closes: wait for
+	// them (the bound only keeps a broken report from hanging the test)
+	said := ""
+	for i := 0; i < 1000 && !strings.Contains(said, "(2 done)"); i++ {
+		time.Sleep(10 * time.Millisecond)
+		mu.Lock()
+		said = strings.Join(lines, "\n")
+		mu.Unlock()
+	}
+	for _, want := range []string{"web is stopped, it starts again at the next launch", "db is stopped", "(2 done)"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("the window never says %q; it said:\n%s", want, said)
+		}
+	}
+}
+
+func TestQuitProgressLines(t *testing.T) {
+	var p quitProgress
+	tests := []struct {
+		e    ipc.Event
+		want string
+	}{
+		// a stop from before the quit, heard late, is not counted
+		{ipc.Event{Kind: ipc.EventState, Sandbox: "db", State: ipc.StateStopped}, ""},
+		{ipc.Event{Kind: ipc.EventState, Sandbox: "web", State: ipc.StateStopping}, "Stopping the sandboxes before quitting: web is stopping (0 done)…"},
+		{ipc.Event{Kind: ipc.EventState, Sandbox: "web", State: ipc.StateSuspended}, "Stopping the sandboxes before quitting: web is saved, its processes resume at the next launch (1 done)…"},
+		{ipc.Event{Kind: ipc.EventNotice, Message: "images changed"}, ""},
+		{ipc.Event{Kind: ipc.EventState, Sandbox: "db", State: ipc.StateStopping}, "Stopping the sandboxes before quitting: db is stopping (1 done)…"},
+		{ipc.Event{Kind: ipc.EventState, Sandbox: "db", State: ipc.StateStopped}, "Stopping the sandboxes before quitting: db is stopped, it starts again at the next launch (2 done)…"},
+	}
+	for _, tt := range tests {
+		got, ok := p.line(tt.e)
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("%+v: %q, %v; want %q", tt.e, got, ok, tt.want)
+		}
+	}
 }

@@ -1,14 +1,17 @@
 // Package cli is sandboxdesk's command line: the subcommands that people and
 // agents type, their flags, their output (a short aligned table, or one
 // JSON document with --json) and their exit statuses. It is not the
-// controller: commands either compute a plan from measurements on the spot
-// or ask the controller that owns the root.
+// controller and links none: commands either compute a plan from
+// measurements on the spot (package rules) or ask the controller that owns
+// the root, through the Go client agents use (package sandboxes). serve
+// runs the controller main hands it.
 //
 // Exit statuses: 0 success, 1 an operation that failed, 2 bad input or
 // usage. Every error is one line on stderr that says what was wrong.
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +24,7 @@ import (
 	"text/tabwriter"
 
 	"sandboxdesk/rules"
+	"sandboxdesk/version"
 )
 
 // Exit statuses.
@@ -107,6 +111,10 @@ func usagef(format string, args ...any) error {
 // the exit status.
 func Run(ctx context.Context, args []string, stdio IO) int {
 	args = globalsAfterCommand(args)
+	if len(args) == 1 && args[0] == "--version" {
+		fmt.Fprintln(stdio.Out, "sandboxdesk", version.Version)
+		return ExitOK
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		topic := helpTopic(args[1:])
 		if _, ok := commands[topic]; topic != "" && !ok {
@@ -208,13 +216,20 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// printTable writes rows of cells as aligned columns.
+// printTable writes rows of cells as aligned columns, in few writes: a
+// tabwriter writes each cell and each run of padding on its own, which
+// on a terminal or pipe is a system call apiece (some 30,000 for a list
+// of a thousand sandboxes).
 func printTable(w io.Writer, rows [][]string) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	for _, r := range rows {
 		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // helpTopic is the command "help" asks about, past the global flags.
@@ -238,7 +253,7 @@ func printHelp(w io.Writer, topic string) {
 		return
 	}
 	fmt.Fprintln(w, "sandboxdesk runs local sandboxes for coding agents.")
-	fmt.Fprintln(w, "\nUsage:\n  sandboxdesk                 open the desktop app\n  sandboxdesk COMMAND [flags]")
+	fmt.Fprintln(w, "\nUsage:\n  sandboxdesk                 open the desktop app\n  sandboxdesk COMMAND [flags]\n  sandboxdesk --version       print the version")
 	fmt.Fprintln(w, "\nCommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {

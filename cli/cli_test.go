@@ -19,6 +19,7 @@ import (
 	"sandboxdesk/backends/agent"
 	"sandboxdesk/daemon"
 	"sandboxdesk/rootlock"
+	"sandboxdesk/sandboxes"
 	"sandboxdesk/wire"
 )
 
@@ -77,7 +78,7 @@ func serveRoot(t *testing.T, backend string) string {
 		os.RemoveAll(root)
 	})
 	client := &wire.SocketClient{Path: wire.SocketPath(root)}
-	for i := 0; i < 500 && !answers(t.Context(), client); i++ {
+	for i := 0; i < 500 && !sandboxes.Answers(t.Context(), client); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return root
@@ -283,5 +284,27 @@ func TestDiskLimitSaidHonestly(t *testing.T) {
 	}
 	if os.Geteuid() == 0 && !strings.Contains(js, `"pidsLimit": 512`) {
 		t.Errorf("as root the process limit is enforced, but inspect --json says %s", js)
+	}
+}
+
+// TestExecFromDevNullSaysNoInput: a CLI whose stdin is the null device
+// tells the controller, with the request, that no input comes; the
+// command then starts on an empty input (/dev/null), not on a pipe.
+func TestExecFromDevNullSaysNoInput(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd/0"); err != nil {
+		t.Skip("no /proc here to name the command's stdin:", err)
+	}
+	root := serveRoot(t, "testvm")
+	if code, _, errs := runIn(t.Context(), root, nil, "create", "box"); code != 0 {
+		t.Fatalf("create: %d %s", code, errs)
+	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	code, out, errs := runIn(t.Context(), root, null, "exec", "box", "--", "readlink", "/proc/self/fd/0")
+	if code != 0 || out != "/dev/null\n" {
+		t.Errorf("stdin of a command run from /dev/null: %d, %q, %s; want /dev/null", code, out, errs)
 	}
 }

@@ -8,42 +8,33 @@ import (
 	"sandboxdesk/ipc"
 	"sandboxdesk/rules"
 	"sandboxdesk/sandboxes"
-	"sandboxdesk/wire"
 )
 
 // rootPath resolves --root (or its defaults).
 func (e *env) rootPath() (string, error) { return rules.ResolveRoot(e.root) }
 
-// connect returns a client of the controller that owns the root, starting
-// this program's `serve` for it, detached, when none answers.
-func (e *env) connect(ctx context.Context) (ipc.Client, error) {
-	root, err := e.rootPath()
-	if err != nil {
-		return nil, err
-	}
+// open returns the sandboxes of --prefix in the root, through the Go
+// client agents use, starting this program's `serve` for the root,
+// detached, when no controller answers.
+func (e *env) open(ctx context.Context) (*sandboxes.Client, error) {
 	exe, _ := os.Executable() // unknown: sandboxdesk on PATH
-	return sandboxes.Connect(ctx, sandboxes.Controller{Root: root, Exe: exe, Notices: e.Err})
+	return sandboxes.Open(ctx, sandboxes.Config{Root: e.root, Prefix: e.prefix, Exe: exe, Notices: e.Err})
 }
 
-// existing returns a client of a running controller, or nil: for commands
-// that must not start one (quit).
-func (e *env) existing(ctx context.Context) (ipc.Client, string, error) {
-	root, err := e.rootPath()
-	if err != nil {
-		return nil, "", err
-	}
-	c := &wire.SocketClient{Path: wire.SocketPath(root)}
-	if !answers(ctx, c) {
-		return nil, root, nil
-	}
-	return c, root, nil
+// existing returns the client of a running controller, or nil: for
+// commands that must not start one (quit, and questions a plan answers).
+func (e *env) existing(ctx context.Context) (*sandboxes.Client, error) {
+	return sandboxes.Running(ctx, sandboxes.Config{Root: e.root, Prefix: e.prefix})
 }
-
-var answers = sandboxes.Answers
 
 // exitFor maps an error from the controller to an exit status: bad input
-// is a usage error (2), anything else a failed operation (1).
+// is a usage error (2), anything else a failed operation (1). The command
+// already names what it was doing, so a sandboxes call's error shows what
+// the controller said, as it is.
 func exitFor(err error) error {
+	if op, ok := errors.AsType[*sandboxes.OpError](err); ok {
+		err = op.Err
+	}
 	if errors.Is(err, ipc.ErrInvalid) {
 		return &usageError{msg: err.Error()}
 	}

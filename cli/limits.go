@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
-
-	"sandboxdesk/ipc"
 )
 
 // limitFlag is a capacity limit: a number, or "recommended".
@@ -47,26 +45,22 @@ var limitsCommand = command{
 			if err := noArgs(args); err != nil {
 				return err
 			}
-			c, err := e.connect(ctx)
+			sbx, err := e.open(ctx)
 			if err != nil {
 				return err
 			}
-			var lim ipc.Limits
-			var req ipc.Request = ipc.LimitsRequest{}
-			if atOnce.given || retained.given {
-				if err := c.Call(ctx, ipc.LimitsRequest{}, &lim); err != nil {
-					return exitFor(err)
-				}
-				set := ipc.SetLimitsRequest{AtOnce: lim.CustomAtOnce, Retained: lim.CustomRetained}
+			lim, err := sbx.Limits(ctx)
+			if err == nil && (atOnce.given || retained.given) {
+				set, keep := lim.CustomAtOnce, lim.CustomRetained
 				if atOnce.given {
-					set.AtOnce = atOnce.n
+					set = atOnce.n
 				}
 				if retained.given {
-					set.Retained = retained.n
+					keep = retained.n
 				}
-				req = set
+				lim, err = sbx.SetLimits(ctx, set, keep)
 			}
-			if err := c.Call(ctx, req, &lim); err != nil {
+			if err != nil {
 				return exitFor(err)
 			}
 			if e.json {

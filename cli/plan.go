@@ -77,10 +77,10 @@ var defaultsCommand = command{
 		fs.Var(&committed, "committed", "what if running sandboxes had reserved this much memory in all")
 		return func(ctx context.Context, e *env, args []string) error {
 			if !whatIfGiven(fs) {
-				if c, _, err := e.existing(ctx); err == nil && c != nil {
+				if sbx, err := e.existing(ctx); err == nil && sbx != nil {
 					// what the running controller really has committed
-					var d ipc.Defaults
-					if err := c.Call(ctx, ipc.DefaultsRequest{}, &d); err != nil {
+					d, err := sbx.Defaults(ctx)
+					if err != nil {
 						return exitFor(err)
 					}
 					return e.showDefaults(d, 0)
@@ -126,18 +126,23 @@ var capacityCommand = command{
 		fs.Var(&cpus, "sandbox-cpus", "CPUs of the sandbox to plan for (default 2)")
 		fs.Var(&memory, "sandbox-memory", "memory of the sandbox to plan for (default 4GiB)")
 		fs.Var(&disk, "sandbox-disk", "disk of the sandbox to plan for (default 8GiB)")
-		checkpoints := fs.Bool("checkpoints", rules.PlatformCheckpoints(), "plan for a backend that keeps checkpoints (default: whether this platform's backend does)")
+		checkpoints := fs.Bool("checkpoints", rules.PlatformCheckpoints(), "plan for a backend that keeps checkpoints (default: whether this platform's backends do)")
 		return func(ctx context.Context, e *env, args []string) error {
-			if !whatIfGiven(fs) {
-				if c, _, err := e.existing(ctx); err == nil && c != nil {
-					var capa ipc.Capacity
-					if err := c.Call(ctx, ipc.CapacityRequest{}, &capa); err != nil {
-						return exitFor(err)
-					}
+			if sbx, err := e.existing(ctx); err == nil && sbx != nil {
+				capa, err := sbx.Capacity(ctx)
+				if err != nil {
+					return exitFor(err)
+				}
+				if !whatIfGiven(fs) {
 					if e.json {
 						return printJSON(e.Out, capa)
 					}
 					return printCapacity(e, capa)
+				}
+				if !flagGiven(fs, "checkpoints") {
+					// what the running backends say they do (a vz on an
+					// older macOS keeps none), not the platform's guess
+					*checkpoints = capa.Checkpoints
 				}
 			}
 			info, err := hf.measure(ctx, e, args)
@@ -176,6 +181,13 @@ func printCapacity(e *env, c ipc.Capacity) error {
 
 // whatIfGiven reports whether any flag but the global ones was given: then
 // the answer is planned for that host, not asked of the running controller.
+// flagGiven reports whether the flag name was given.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
 func whatIfGiven(fs *flag.FlagSet) bool {
 	given := false
 	fs.Visit(func(f *flag.Flag) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"sandboxdesk/ipc"
+	"sandboxdesk/sandboxes"
 	"sandboxdesk/stream"
 	"sandboxdesk/units"
 )
@@ -39,22 +40,13 @@ func (f *durationFlag) Set(s string) error {
 	return err
 }
 
-// ceiling is a ceiling's value in ms: nil for none (unset, "none" or 0).
-func (f *durationFlag) ceiling() *int64 {
-	if f.d == 0 {
-		return nil
+// stopGrace is the flag as a Shape's StopGrace: unset is the default,
+// and a given 0 (or "none") is no grace at all.
+func (f *durationFlag) stopGrace() time.Duration {
+	if f.given && f.d == 0 {
+		return sandboxes.NoGrace
 	}
-	v := f.d.Milliseconds()
-	return &v
-}
-
-// value is the duration in ms when given, where 0 is a real value.
-func (f *durationFlag) value() *int64 {
-	if !f.given {
-		return nil
-	}
-	v := f.d.Milliseconds()
-	return &v
+	return f.d
 }
 
 var createCommand = command{
@@ -82,37 +74,22 @@ var createCommand = command{
 			if len(args) != 1 {
 				return usagef("create takes one sandbox name")
 			}
-			req := ipc.CreateRequest{Name: args[0], Prefix: e.prefix, Backend: *backend, Image: *image, Network: *network, NestedUserns: *nested, Replace: *replace,
-				IdleTimeoutMs: idle.ceiling(), MaxLifetimeMs: life.ceiling(), StopGraceMs: grace.value()}
-			if memory.set {
-				v := memory.size.MiB()
-				req.MemoryMiB = &v
-			}
-			if cpus.set {
-				req.CPUs = &cpus.n
-			}
-			if disk.set {
-				v := disk.size.MiB()
-				req.DiskMiB = &v
-			}
-			if pids.set {
-				v := int64(pids.n)
-				req.Pids = &v
-			}
+			shape := sandboxes.Shape{Backend: *backend, Image: *image, Network: *network, NestedUserns: *nested, Replace: *replace,
+				Memory: memory.size, CPUs: cpus.n, Disk: disk.size, Pids: pids.n,
+				IdleTimeout: idle.d, MaxLifetime: life.d, StopGrace: grace.stopGrace()}
 			// Ctrl-C while queued calls the create off and leaves nothing
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			c, err := e.connect(ctx)
+			sbx, err := e.open(ctx)
 			if err != nil {
 				return err
 			}
-			stopWatch := watchQueue(ctx, c, ipc.Ref{Prefix: e.prefix, Name: args[0]}, e.Err)
-			var sb ipc.Sandbox
-			err = c.Call(ctx, req, &sb)
+			stopWatch := watchQueue(ctx, sbx, args[0], e.Err)
+			box, err := sbx.Create(ctx, args[0], shape)
 			if place := stopWatch(); err != nil {
 				return exitFor(calledOff(ctx, args[0], place, err))
 			}
-			return e.showSandbox(sb)
+			return e.showSandbox(box.Sandbox)
 		}
 	},
 }
@@ -124,12 +101,12 @@ var listCommand = command{
 			if err := noArgs(args); err != nil {
 				return err
 			}
-			c, err := e.connect(ctx)
+			sbx, err := e.open(ctx)
 			if err != nil {
 				return err
 			}
-			var list []ipc.Sandbox
-			if err := c.Call(ctx, ipc.ListRequest{Prefix: e.prefix}, &list); err != nil {
+			list, err := sbx.List(ctx)
+			if err != nil {
 				return exitFor(err)
 			}
 			if e.json {
@@ -144,8 +121,8 @@ var listCommand = command{
 	},
 }
 
-// oneName is a command that takes one sandbox name and a request for it.
-func oneName(summary string, mk func(ipc.Ref) ipc.Request) command {
+// oneName is a command that takes one sandbox name and acts on it.
+func oneName(summary string, act func(context.Context, *sandboxes.Sandbox) error) command {
 	return command{
 		summary: summary,
 		usage:   "NAME",
@@ -154,22 +131,27 @@ func oneName(summary string, mk func(ipc.Ref) ipc.Request) command {
 				if len(args) != 1 {
 					return usagef("give one sandbox name")
 				}
-				c, err := e.connect(ctx)
+				sbx, err := e.open(ctx)
 				if err != nil {
 					return err
 				}
-				var sb ipc.Sandbox
-				if err := c.Call(ctx, mk(ipc.Ref{Prefix: e.prefix, Name: args[0]}), &sb); err != nil {
+				box := sbx.Sandbox(args[0])
+				if err := act(ctx, box); err != nil {
 					return exitFor(err)
 				}
-				return e.showSandbox(sb)
+				return e.showSandbox(box.Sandbox)
 			}
 		},
 	}
 }
 
-var inspectCommand = oneName("show one sandbox in full", func(r ipc.Ref) ipc.Request { return ipc.InspectRequest{Ref: r} })
-var stopCommand = oneName("stop a sandbox, keeping it and its workspace", func(r ipc.Ref) ipc.Request { return ipc.StopRequest{Ref: r} })
+var inspectCommand = oneName("show one sandbox in full", func(ctx context.Context, b *sandboxes.Sandbox) error {
+	_, err := b.Inspect(ctx)
+	return err
+})
+var stopCommand = oneName("stop a sandbox, keeping it and its workspace", func(ctx context.Context, b *sandboxes.Sandbox) error {
+	return b.Stop(ctx)
+})
 
 var rmCommand = command{
 	summary: "remove sandboxes and their workspaces",
@@ -180,12 +162,17 @@ var rmCommand = command{
 			if *all == (len(args) > 0) {
 				return usagef("give sandbox names, or --all")
 			}
-			c, err := e.connect(ctx)
+			sbx, err := e.open(ctx)
 			if err != nil {
 				return err
 			}
 			var rep ipc.RemoveReply
-			if err := c.Call(ctx, ipc.RemoveRequest{Prefix: e.prefix, Names: args, All: *all}, &rep); err != nil {
+			if *all {
+				rep.Removed, err = sbx.RemoveAll(ctx)
+			} else {
+				rep, err = sbx.RemoveNames(ctx, args...)
+			}
+			if err != nil {
 				return exitFor(err)
 			}
 			if e.json {
@@ -217,7 +204,7 @@ var execCommand = command{
 			if len(args) < 2 {
 				return usagef("exec needs a sandbox name and a command")
 			}
-			return e.runRemote(ctx, ipc.ExecRequest{Ref: ipc.Ref{Prefix: e.prefix, Name: args[0]}, Args: args[1:], Env: envs, Dir: *dir}, nil)
+			return e.runRemote(ctx, args[0], sandboxes.Cmd{Args: args[1:], Env: envs, Dir: *dir})
 		}
 	},
 }
@@ -231,19 +218,17 @@ var shellCommand = command{
 				return usagef("shell takes one sandbox name")
 			}
 			sh := `if command -v bash >/dev/null; then exec bash -l; else exec sh -l; fi`
-			req := ipc.ExecRequest{Ref: ipc.Ref{Prefix: e.prefix, Name: args[0]}, Args: []string{"sh", "-c", sh}}
 			restore, resizes, size := e.rawTerminal()
 			defer restore()
-			req.TTY = size
-			return e.runRemote(ctx, req, resizes)
+			return e.runRemote(ctx, args[0], sandboxes.Cmd{Args: []string{"sh", "-c", sh}, TTY: size, Resizes: resizes})
 		}
 	},
 }
 
 // runRemote streams a command and exits with its status. Ctrl-C and
 // friends are passed to the command rather than ending the CLI.
-func (e *env) runRemote(ctx context.Context, req ipc.ExecRequest, resizes <-chan stream.Size) error {
-	c, err := e.connect(ctx)
+func (e *env) runRemote(ctx context.Context, name string, cmd sandboxes.Cmd) error {
+	sbx, err := e.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -258,7 +243,19 @@ func (e *env) runRemote(ctx context.Context, req ipc.ExecRequest, resizes <-chan
 			}
 		}
 	}()
-	code, err := c.Exec(ctx, req, stream.IO{Stdin: e.In, Stdout: e.Out, Stderr: e.Err, Signals: sigs, Resizes: resizes})
+	in := e.In
+	if f, ok := in.(*os.File); ok {
+		if isDevNull(f) {
+			// no input, said with the request: the sandbox starts the
+			// command on an empty input, with no pipe to feed
+			in = nil
+		} else {
+			// input piped in arrives in large reads, and so in large frames
+			stream.GrowPipe(f)
+		}
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Signals = in, e.Out, e.Err, sigs
+	code, err := sbx.Sandbox(name).Exec(ctx, cmd)
 	if err != nil {
 		return exitFor(err)
 	}
@@ -266,6 +263,17 @@ func (e *env) runRemote(ctx context.Context, req ipc.ExecRequest, resizes <-chan
 		return exitStatus(code)
 	}
 	return nil
+}
+
+// isDevNull reports whether f is the null device (stdin of a command run
+// from a script or a service).
+func isDevNull(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(fi, null)
 }
 
 // exitStatus is a command's own non-zero exit status, passed through.

@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"sandboxdesk/ipc"
 	"sandboxdesk/rootlock"
 )
 
@@ -44,7 +43,11 @@ var quitCommand = command{
 			if err := noArgs(args); err != nil {
 				return err
 			}
-			c, root, err := e.existing(ctx)
+			root, err := e.rootPath()
+			if err != nil {
+				return err
+			}
+			sbx, err := e.existing(ctx)
 			if err != nil {
 				return err
 			}
@@ -54,13 +57,12 @@ var quitCommand = command{
 				return err
 			}
 			switch {
-			case c != nil:
-				var st ipc.Status
-				if c.Call(ctx, ipc.StatusRequest{}, &st) == nil && st.Pid > 0 {
+			case sbx != nil:
+				if st, err := sbx.Status(ctx); err == nil && st.Pid > 0 {
 					pid = st.Pid
 				}
-				if err := c.Call(ctx, ipc.QuitRequest{}, nil); err != nil {
-					return err
+				if err := sbx.Quit(ctx); err != nil {
+					return exitFor(err)
 				}
 			case pid == 0:
 				fmt.Fprintf(e.Out, "no controller is running for %s\n", root)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"sandboxdesk/backends"
+	"sandboxdesk/catalogue"
 	"sandboxdesk/host"
 	"sandboxdesk/ipc"
 	"sandboxdesk/rootlock"
@@ -104,6 +105,8 @@ type Options struct {
 	Clock Clock
 	// Logger; slog's default when nil.
 	Logger *slog.Logger
+	// Pulls downloads images from catalogues; a default client when nil.
+	Pulls *catalogue.Client
 }
 
 // Controller owns the sandboxes of one root.
@@ -117,6 +120,7 @@ type Controller struct {
 	lock      *rootlock.Lock
 	store     *store
 	events    *broker
+	pulls     *catalogue.Client
 	closeOnce sync.Once
 
 	mu     sync.Mutex               // guards what follows
@@ -158,8 +162,8 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 	c := &Controller{
 		root: root, backends: o.Backends, defBack: o.DefaultBackend,
 		measure: o.Measure, clock: o.Clock, log: o.Logger, lock: lock,
-		events: newBroker(),
-		boxes:  map[string]*record{}, execs: map[string]int{}, names: map[string]chan struct{}{},
+		events: newBroker(), pulls: o.Pulls,
+		boxes: map[string]*record{}, execs: map[string]int{}, names: map[string]chan struct{}{},
 		unsaved: map[string]bool{},
 	}
 	if c.measure == nil {
@@ -168,6 +172,9 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 	}
 	if c.clock == nil {
 		c.clock = systemClock{}
+	}
+	if c.pulls == nil {
+		c.pulls = &catalogue.Client{}
 	}
 	if c.log == nil {
 		c.log = slog.Default()

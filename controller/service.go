@@ -56,6 +56,12 @@ func (s *Service) Handle(ctx context.Context, req ipc.Request) (any, error) {
 		return c.ImportImage(ctx, r.Name, r.File)
 	case ipc.RemoveImageRequest:
 		return c.RemoveImage(ctx, r.Name)
+	case ipc.PullImageRequest:
+		return c.PullImage(ctx, r)
+	case ipc.CatalogueRequest:
+		return c.Catalogue(ctx)
+	case ipc.SetCatalogueRequest:
+		return c.SetCatalogue(ctx, r.URL)
 	case ipc.RangesRequest:
 		return c.RangesOf(ctx, r.Backend)
 	case ipc.StatusRequest:

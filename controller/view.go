@@ -121,7 +121,15 @@ func (c *Controller) touch(ctx context.Context, full string, delta int) {
 	}
 	cp := *r
 	cp.LastUsedAt = c.clock.Now()
-	if err := c.commitLocked(ctx, change{put: []*record{&cp}, minor: true}); err != nil {
+	ch := change{put: []*record{&cp}, minor: true}
+	if delta > 0 {
+		// the start of an exec is kept in memory and saved with its end
+		// (or the next change before it): one write to the database per
+		// exec, not two
+		c.keepUnsavedLocked(ch)
+		return
+	}
+	if err := c.commitLocked(ctx, ch); err != nil {
 		c.log.Warn("record use", "sandbox", full, "err", err)
 	}
 }

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"log/slog"
-	"os"
 	"path/filepath"
 
 	"sandboxdesk/backends/bubblewrap"
@@ -10,10 +9,6 @@ import (
 	"sandboxdesk/backends/vm/qemu"
 	"sandboxdesk/controller"
 )
-
-// GuestDirEnv overrides where the VM backend finds its guest images
-// (`make guest-image` writes them to the user's cache folder).
-const GuestDirEnv = "SANDBOXDESK_GUEST_DIR"
 
 func platformBackends(root string) (map[string]controller.Backend, string, error) {
 	b, err := bubblewrap.New(bubblewrap.Config{Root: root})
@@ -27,11 +22,12 @@ func platformBackends(root string) (map[string]controller.Backend, string, error
 	return bs, bubblewrap.Name, nil
 }
 
-// vmBackend is the VM backend when QEMU and at least one guest image are
-// here; without them the app runs bubblewrap alone.
+// vmBackend is the VM backend when QEMU is here, even before any guest
+// image is (`images pull` brings one); without QEMU the app runs
+// bubblewrap alone.
 func vmBackend(root string) controller.Backend {
 	images := GuestDir()
-	if imgs, err := vm.LoadImages(images); err != nil || len(imgs) == 0 {
+	if images == "" {
 		return nil
 	}
 	d, err := qemu.Find()
@@ -45,16 +41,4 @@ func vmBackend(root string) controller.Backend {
 		return nil
 	}
 	return v
-}
-
-// GuestDir is the folder of guest images.
-func GuestDir() string {
-	if d := os.Getenv(GuestDirEnv); d != "" {
-		return d
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(cache, "sandboxdesk", "guest")
 }

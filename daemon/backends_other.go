@@ -1,4 +1,4 @@
-//go:build !linux && !windows
+//go:build !linux && !windows && !darwin
 
 package daemon
 
@@ -9,9 +9,8 @@ import (
 	"sandboxdesk/controller"
 )
 
-// platformBackends: the vz (macOS) backend is not built yet; until it
-// is, these platforms run the test backend only when asked to with
-// SANDBOXDESK_BACKEND=testvm.
+// platformBackends: these platforms have no sandbox backend; they run the
+// test backend only when asked to with SANDBOXDESK_BACKEND=testvm.
 func platformBackends(string) (map[string]controller.Backend, string, error) {
-	return nil, "", fmt.Errorf("no sandbox backend for %s yet (set %s=testvm to try the app)", runtime.GOOS, BackendEnv)
+	return nil, "", fmt.Errorf("no sandbox backend for %s (set %s=testvm to try the app)", runtime.GOOS, BackendEnv)
 }

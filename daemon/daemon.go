@@ -58,9 +58,6 @@ func Open(ctx context.Context, root string, log *slog.Logger) (*Daemon, error) {
 	return &Daemon{c: c}, nil
 }
 
-// Root is the root folder d owns.
-func (d *Daemon) Root() string { return d.c.Root() }
-
 // Client is an in-process client of d's controller, served until ctx
 // ends: the desktop app's, which needs no socket to reach its own
 // controller. Quit is not its to ask: the app quits by ending Serve.
@@ -68,8 +65,16 @@ func (d *Daemon) Client(ctx context.Context) ipc.Client {
 	return wire.NewLocal(ctx, &controller.Service{C: d.c})
 }
 
-// Close gives the root up without serving it (the sandboxes it left
-// running stay so, for the next controller to find).
+// Events follows d's controller from now until it closes, past the end
+// of any client: the app hears how its quit goes after its own client
+// ended with the quit.
+func (d *Daemon) Events() <-chan ipc.Event {
+	events, _ := d.c.Subscribe() // ends when the controller closes
+	return events
+}
+
+// Close gives the root up without serving it. It stops nothing: the
+// sandboxes running stay so, for the next controller to adopt.
 func (d *Daemon) Close() error { return d.c.Close() }
 
 // Run is `sandboxdesk serve`: it takes root and serves it until ctx ends
@@ -89,9 +94,9 @@ func Run(ctx context.Context, root string, log *slog.Logger) error {
 }
 
 // Serve runs d's socket and sweeps until ctx ends or a client asks it to
-// quit, then stops every sandbox gracefully and gives the root up. Once the socket
-// is up it restores the sandboxes that ran when the controller last
-// stopped (DESIGN 3.2: all marked starting, then booted).
+// quit, then stops every sandbox gracefully and gives the root up. Once
+// the socket is up it restores the sandboxes that ran when the controller
+// last stopped (DESIGN 3.2: all marked starting, then booted).
 func Serve(ctx context.Context, d *Daemon, log *slog.Logger) error {
 	c := d.c
 	if log == nil {

@@ -4,34 +4,38 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/fsnotify/fsnotify"
 
 	"sandboxdesk/controller"
 )
 
-// watchImages tells the controller's clients when the images folder
-// changes (an import, a removal, a tarball unpacked by hand), so a new
-// image appears in the Add dialog without a restart.
+// watchImages tells the controller's clients when an images folder
+// changes (an import, a removal, a tarball unpacked by hand, a guest
+// image built or pulled), so a new image appears in the Add dialog
+// without a restart. Beside the root's own images, this platform's
+// backends may keep theirs elsewhere (guestImageDirs).
 func watchImages(ctx context.Context, c *controller.Controller) error {
-	dir := filepath.Join(c.Root(), "images")
-	if err := os.MkdirAll(dir, 0o711); err != nil {
-		return err
-	}
+	dirs := append([]string{filepath.Join(c.Root(), "images")}, guestImageDirs()...)
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return err
 	}
-	add := func(d string) {
-		w.Add(d)
-		entries, _ := os.ReadDir(d)
+	for _, dir := range dirs {
+		if err := os.MkdirAll(dir, 0o711); err != nil {
+			w.Close()
+			return err
+		}
+		w.Add(dir)
+		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
-			if e.IsDir() && d == dir {
-				w.Add(filepath.Join(d, e.Name())) // each image's "current" lives one level down
+			if e.IsDir() {
+				w.Add(filepath.Join(dir, e.Name())) // each image's "current" lives one level down
 			}
 		}
 	}
-	add(dir)
 	go func() {
 		defer w.Close()
 		for {
@@ -42,10 +46,16 @@ func watchImages(ctx context.Context, c *controller.Controller) error {
 				if !ok {
 					return
 				}
-				if filepath.Dir(ev.Name) == dir && ev.Has(fsnotify.Create) {
+				top := slices.Contains(dirs, filepath.Dir(ev.Name))
+				// a hidden folder is a pull under way: its end is a rename
+				// into view, news then
+				if top && strings.HasPrefix(filepath.Base(ev.Name), ".") {
+					continue
+				}
+				if top && ev.Has(fsnotify.Create) {
 					w.Add(ev.Name)
 				}
-				if filepath.Base(ev.Name) == "current" || filepath.Dir(ev.Name) == dir {
+				if filepath.Base(ev.Name) == "current" || filepath.Base(ev.Name) == "manifest.json" || top {
 					c.Notice("", "images changed")
 				}
 			case <-w.Errors:

@@ -28,4 +28,15 @@ type Event struct {
 	Message string `json:"message,omitempty"`
 	// Progress is 0..1 for EventProgress, -1 when the total is unknown.
 	Progress float64 `json:"progress,omitempty"`
+	// Image names the image a pull's EventProgress is about (and Sandbox
+	// is empty); Download says how far it is.
+	Image    string    `json:"image,omitempty"`
+	Download *Download `json:"download,omitempty"`
+}
+
+// Download is how far a download is: bytes of the total, and its rate.
+type Download struct {
+	Bytes       int64 `json:"bytes"`
+	Total       int64 `json:"total"`
+	BytesPerSec int64 `json:"bytesPerSec"`
 }

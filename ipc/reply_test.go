@@ -77,3 +77,25 @@ func TestDecodeReply(t *testing.T) {
 		})
 	}
 }
+
+// TestReplyBodyReadInPlace: what the client reads from a reply line, by
+// the one-pass path for the lines the controller writes and by the whole
+// reply for others, is the body that was sent.
+func TestReplyBodyReadInPlace(t *testing.T) {
+	list := []Sandbox{{Name: "w", ID: "sb-1", State: StateRunning, MemoryMiB: 2048}, {Name: "x}", ID: "sb-2"}}
+	written := string(EncodeReply(list, nil))
+	for _, tc := range []struct{ name, line string }{
+		{"as the controller writes it", written},
+		{"with a field after the body", `{"ok":true,"body":[{"name":"w","id":"sb-1","state":"running","memoryMiB":2048},{"name":"x}","id":"sb-2"}],"note":"}"}` + "\n"},
+		{"with the body last but spaced", `{"ok": true, "body": [{"name":"w"}]}` + "\n"},
+	} {
+		var got []Sandbox
+		if err := DecodeReply([]byte(tc.line), &got); err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if len(got) == 0 || got[0].Name != "w" {
+			t.Errorf("%s: read %+v", tc.name, got)
+		}
+	}
+}

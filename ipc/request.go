@@ -53,6 +53,21 @@ type (
 	RemoveImageRequest struct {
 		Name string `json:"name"`
 	}
+	// PullImageRequest -> Image. Downloads the image called Name for this
+	// machine from Catalogue (a URL; the one set in Settings when empty),
+	// for Backend (any, when empty); EventProgress events with Image set
+	// tell how far it is.
+	PullImageRequest struct {
+		Name      string `json:"name"`
+		Backend   string `json:"backend,omitempty"`
+		Catalogue string `json:"catalogue,omitempty"`
+	}
+	// CatalogueRequest -> Catalogue: the catalogue set and what it offers.
+	CatalogueRequest struct{}
+	// SetCatalogueRequest -> Catalogue. An empty URL sets none.
+	SetCatalogueRequest struct {
+		URL string `json:"url"`
+	}
 	// QuitRequest -> Empty: the controller stops its sandboxes and exits.
 	QuitRequest struct{}
 	// StatusRequest -> Status
@@ -88,6 +103,9 @@ func (SetDefaultMemoryRequest) Kind() string { return "setDefaultMemory" }
 func (ImagesRequest) Kind() string           { return "images" }
 func (ImportImageRequest) Kind() string      { return "importImage" }
 func (RemoveImageRequest) Kind() string      { return "removeImage" }
+func (PullImageRequest) Kind() string        { return "pullImage" }
+func (CatalogueRequest) Kind() string        { return "catalogue" }
+func (SetCatalogueRequest) Kind() string     { return "setCatalogue" }
 func (QuitRequest) Kind() string             { return "quit" }
 func (StatusRequest) Kind() string           { return "status" }
 func (ExecRequest) Kind() string             { return "exec" }
@@ -109,6 +127,9 @@ var newRequest = map[string]func() Request{
 	"images":           func() Request { return &ImagesRequest{} },
 	"importImage":      func() Request { return &ImportImageRequest{} },
 	"removeImage":      func() Request { return &RemoveImageRequest{} },
+	"pullImage":        func() Request { return &PullImageRequest{} },
+	"catalogue":        func() Request { return &CatalogueRequest{} },
+	"setCatalogue":     func() Request { return &SetCatalogueRequest{} },
 	"quit":             func() Request { return &QuitRequest{} },
 	"status":           func() Request { return &StatusRequest{} },
 	"exec":             func() Request { return &ExecRequest{} },
@@ -129,6 +150,20 @@ type (
 		Name        string `json:"name"`
 		Digest      string `json:"digest"`
 		Description string `json:"description,omitempty"`
+	}
+	// Catalogue is the image catalogue set (URL, "" for none) and the
+	// images it offers this machine, for the backends it has.
+	Catalogue struct {
+		URL    string           `json:"url"`
+		Images []CatalogueImage `json:"images"`
+	}
+	// CatalogueImage is one image a catalogue offers; Size is the bytes
+	// a pull downloads.
+	CatalogueImage struct {
+		Backend     string `json:"backend"`
+		Name        string `json:"name"`
+		Description string `json:"description,omitempty"`
+		Size        int64  `json:"size"`
 	}
 	// Status describes the controller answering.
 	Status struct {

@@ -7,11 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sandboxdesk/rootlock"
 	"strings"
 	"time"
 
 	"sandboxdesk/ipc"
+	"sandboxdesk/rootlock"
 	"sandboxdesk/wire"
 )
 

@@ -8,7 +8,9 @@
 //	code, err := box.Exec(ctx, sandboxes.Cmd{Args: []string{"make", "test"}, Stdout: os.Stdout})
 //
 // It speaks the control protocol of docs/protocol.md over the socket in
-// the root, through package wire, the same transport the CLI uses; when no
-// controller answers, Open starts `sandboxdesk serve` for the root as the
-// CLI does. It runs no sandbox itself.
+// the root (package wire); when no controller answers, Open starts
+// `sandboxdesk serve` for the root. It runs no sandbox itself and links no
+// controller. The sandboxdesk command line is built on it: every command
+// that asks a controller (create, list, inspect, stop, rm, exec, shell,
+// images, limits, defaults, capacity, quit) is a call of this package.
 package sandboxes

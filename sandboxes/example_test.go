@@ -2,6 +2,7 @@ package sandboxes_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -224,4 +225,73 @@ func ExampleClient_Subscribe() {
 	}
 	// Output:
 	// example-events-w is running
+}
+
+// A handle by name asks nothing until it is used: a command line that
+// acts on a name the person typed makes one request, not two. What the
+// controller says comes back in the error as it said it, of its kind.
+func ExampleClient_Sandbox() {
+	ctx := context.Background()
+	sbx, err := sandboxes.Open(ctx, sandboxes.Config{Prefix: "example-handle"})
+	if err != nil {
+		panic(err)
+	}
+	defer sbx.RemoveAll(ctx)
+	sbx.Create(ctx, "w", sandboxes.Shape{})
+	if err := sbx.Sandbox("w").Stop(ctx); err != nil {
+		panic(err)
+	}
+	err = sbx.Sandbox("nope").Stop(ctx)
+	var op *sandboxes.OpError
+	if errors.As(err, &op) {
+		fmt.Printf("%s: %v (not found: %v)\n", op.Op, op.Err, errors.Is(err, sandboxes.ErrNotFound))
+	}
+	sb, _ := sbx.Sandbox("w").Inspect(ctx)
+	fmt.Println(sb.Name, sb.State)
+	// Output:
+	// stop sandbox nope: no sandbox named example-handle-nope (not found: true)
+	// w stopped
+}
+
+// RemoveNames removes several in one request and says which were there.
+func ExampleClient_RemoveNames() {
+	ctx := context.Background()
+	sbx, err := sandboxes.Open(ctx, sandboxes.Config{Prefix: "example-names"})
+	if err != nil {
+		panic(err)
+	}
+	defer sbx.RemoveAll(ctx)
+	a, _ := sbx.Create(ctx, "a", sandboxes.Shape{})
+	a.Stop(ctx) // this host may run only two at once
+	sbx.Create(ctx, "b", sandboxes.Shape{})
+	rep, err := sbx.RemoveNames(ctx, "a", "b", "c")
+	fmt.Println("removed", rep.Removed, "missing", rep.Missing, err)
+	// Output:
+	// removed [a b] missing [c] <nil>
+}
+
+// Limits are the root's, whatever the prefix: a setting wins over the
+// host's recommendation until it is given back (nil).
+func ExampleClient_SetLimits() {
+	ctx := context.Background()
+	sbx, err := sandboxes.Open(ctx, sandboxes.Config{Prefix: "example-limits"})
+	if err != nil {
+		panic(err)
+	}
+	before, err := sbx.Limits(ctx)
+	if err != nil {
+		panic(err)
+	}
+	defer sbx.SetLimits(ctx, before.CustomAtOnce, before.CustomRetained)
+	five := 5
+	lim, err := sbx.SetLimits(ctx, &five, before.CustomRetained)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("at once:", lim.AtOnce, "set:", lim.CustomAtOnce != nil)
+	lim, _ = sbx.SetLimits(ctx, nil, before.CustomRetained)
+	fmt.Println("recommended again:", lim.CustomAtOnce == nil && lim.AtOnce == lim.Recommended.AtOnce)
+	// Output:
+	// at once: 5 set: true
+	// recommended again: true
 }

@@ -2,7 +2,6 @@ package sandboxes
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"syscall"
 	"time"
@@ -31,6 +30,11 @@ type Cmd struct {
 	// Grace is how long a command interrupted by its context has to exit
 	// before it is killed; 0 is 10 seconds.
 	Grace time.Duration
+	// TTY runs the command on a terminal of this size (a shell), its
+	// output all on Stdout; nil runs it on pipes.
+	TTY *stream.Size
+	// Resizes are the terminal's new sizes as they come (with TTY).
+	Resizes <-chan stream.Size
 }
 
 // defaultGrace is how long an interrupted command has, as Ctrl-C then a
@@ -47,7 +51,7 @@ func (b *Sandbox) Exec(ctx context.Context, cmd Cmd) (int, error) {
 		return -1, ipc.Errorf(ipc.ErrInvalid, "exec in %s: no command given", b.Name)
 	}
 	if err := ctx.Err(); err != nil {
-		return -1, fmt.Errorf("exec in %s: %w", b.Name, err) // nothing started
+		return -1, opError("exec in "+b.Name, err) // nothing started
 	}
 	grace := cmd.Grace
 	if grace <= 0 {
@@ -60,13 +64,13 @@ func (b *Sandbox) Exec(ctx context.Context, cmd Cmd) (int, error) {
 	done := make(chan struct{})
 	defer close(done)
 	go forwardSignals(ctx, cmd.Signals, sigs, grace, hangUp, done)
-	req := ipc.ExecRequest{Ref: b.ref(), Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir}
-	code, err := b.c.c.Exec(streamCtx, req, stream.IO{Stdin: cmd.Stdin, Stdout: cmd.Stdout, Stderr: cmd.Stderr, Signals: sigs})
+	req := ipc.ExecRequest{Ref: b.ref(), Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, TTY: cmd.TTY}
+	code, err := b.c.c.Exec(streamCtx, req, stream.IO{Stdin: cmd.Stdin, Stdout: cmd.Stdout, Stderr: cmd.Stderr, Signals: sigs, Resizes: cmd.Resizes})
 	if ctx.Err() != nil {
-		return code, fmt.Errorf("exec in %s: %w", b.Name, ctx.Err())
+		return code, opError("exec in "+b.Name, ctx.Err())
 	}
 	if err != nil {
-		return code, fmt.Errorf("exec in %s: %w", b.Name, err)
+		return code, opError("exec in "+b.Name, err)
 	}
 	return code, nil
 }
@@ -112,7 +116,7 @@ func forwardSignals(ctx context.Context, in <-chan syscall.Signal, out chan<- sy
 func (b *Sandbox) Stop(ctx context.Context) error {
 	var sb ipc.Sandbox
 	if err := b.c.c.Call(ctx, ipc.StopRequest{Ref: b.ref()}, &sb); err != nil {
-		return fmt.Errorf("stop sandbox %s: %w", b.Name, err)
+		return opError("stop sandbox "+b.Name, err)
 	}
 	b.Sandbox = sb
 	return nil
@@ -122,7 +126,7 @@ func (b *Sandbox) Stop(ctx context.Context) error {
 func (b *Sandbox) Inspect(ctx context.Context) (ipc.Sandbox, error) {
 	var sb ipc.Sandbox
 	if err := b.c.c.Call(ctx, ipc.InspectRequest{Ref: b.ref()}, &sb); err != nil {
-		return ipc.Sandbox{}, fmt.Errorf("inspect sandbox %s: %w", b.Name, err)
+		return ipc.Sandbox{}, opError("inspect sandbox "+b.Name, err)
 	}
 	b.Sandbox = sb
 	return sb, nil

@@ -2,7 +2,6 @@ package sandboxes
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"slices"
 	"time"
@@ -10,15 +9,7 @@ import (
 	"sandboxdesk/ipc"
 	"sandboxdesk/rules"
 	"sandboxdesk/units"
-)
-
-// The kinds of error a caller can act on, checked with errors.Is.
-var (
-	ErrInvalid     = ipc.ErrInvalid // bad input: nothing changed
-	ErrNotFound    = ipc.ErrNotFound
-	ErrConflict    = ipc.ErrConflict // e.g. exec in a sandbox that is not running
-	ErrUnavailable = ipc.ErrUnavailable
-	ErrExhausted   = ipc.ErrExhausted
+	"sandboxdesk/wire"
 )
 
 // MiB and GiB are sizes for a Shape.
@@ -85,8 +76,16 @@ type Shape struct {
 	// Ceilings: a sandbox entitled to more is rebuilt.
 	IdleTimeout time.Duration
 	MaxLifetime time.Duration
-	// StopGrace is how long Stop waits after asking processes to end.
+	// StopGrace is how long Stop waits after asking processes to end;
+	// 0 is the default (10 s), and NoGrace kills at once.
 	StopGrace time.Duration
+	// Pids is the most processes and threads the sandbox may run at
+	// once; 0 is the backend's default.
+	Pids int
+	// NestedUserns lets processes inside make user namespaces of their
+	// own (rootless containers). Off by default: it opens more of the
+	// kernel to the sandbox.
+	NestedUserns bool
 	// Network is "on" (outbound only, the default), "off" (none) or
 	// "host" (the host's own network, its loopback services included).
 	Network string
@@ -95,10 +94,22 @@ type Shape struct {
 	Replace bool
 }
 
+// NoGrace is a StopGrace of none: Stop kills the sandbox's processes at
+// once.
+const NoGrace time.Duration = -1
+
 func (s Shape) request(prefix, name string) ipc.CreateRequest {
 	req := ipc.CreateRequest{Name: name, Prefix: prefix, Image: s.Image, Backend: s.Backend,
-		Network: s.Network, Replace: s.Replace,
+		Network: s.Network, NestedUserns: s.NestedUserns, Replace: s.Replace,
 		IdleTimeoutMs: ms(s.IdleTimeout), MaxLifetimeMs: ms(s.MaxLifetime), StopGraceMs: ms(s.StopGrace)}
+	if s.StopGrace == NoGrace {
+		none := int64(0)
+		req.StopGraceMs = &none
+	}
+	if s.Pids != 0 {
+		v := int64(s.Pids)
+		req.Pids = &v
+	}
 	if s.Memory != 0 {
 		// round up: a request of 1.5 MiB must not be served by 1 MiB
 		v := int64((s.Memory + units.MiB - 1) / units.MiB)
@@ -115,7 +126,7 @@ func (s Shape) request(prefix, name string) ipc.CreateRequest {
 }
 
 func ms(d time.Duration) *int64 {
-	if d == 0 {
+	if d <= 0 {
 		return nil
 	}
 	v := d.Milliseconds()
@@ -132,14 +143,21 @@ func ms(d time.Duration) *int64 {
 func (c *Client) Create(ctx context.Context, name string, shape Shape) (*Sandbox, error) {
 	var sb ipc.Sandbox
 	if err := c.c.Call(ctx, shape.request(c.prefix, name), &sb); err != nil {
-		return nil, fmt.Errorf("create sandbox %s: %w", name, err)
+		return nil, opError("create sandbox "+name, err)
 	}
 	return &Sandbox{Sandbox: sb, c: c}, nil
 }
 
+// Sandbox is a handle on the sandbox of that name, made without asking
+// the controller anything: its other fields are empty until Inspect, and
+// a name with no sandbox behind it fails at its first call.
+func (c *Client) Sandbox(name string) *Sandbox {
+	return &Sandbox{Sandbox: ipc.Sandbox{Name: name, Prefix: c.prefix}, c: c}
+}
+
 // Get returns the sandbox of that name as it is, without starting it.
 func (c *Client) Get(ctx context.Context, name string) (*Sandbox, error) {
-	sb := &Sandbox{Sandbox: ipc.Sandbox{Name: name, Prefix: c.prefix}, c: c}
+	sb := c.Sandbox(name)
 	if _, err := sb.Inspect(ctx); err != nil {
 		return nil, err
 	}
@@ -150,7 +168,7 @@ func (c *Client) Get(ctx context.Context, name string) (*Sandbox, error) {
 func (c *Client) List(ctx context.Context) ([]ipc.Sandbox, error) {
 	var list []ipc.Sandbox
 	if err := c.c.Call(ctx, ipc.ListRequest{Prefix: c.prefix}, &list); err != nil {
-		return nil, fmt.Errorf("list sandboxes: %w", err)
+		return nil, opError("list sandboxes", err)
 	}
 	return list, nil
 }
@@ -160,9 +178,20 @@ func (c *Client) List(ctx context.Context) ([]ipc.Sandbox, error) {
 func (c *Client) Remove(ctx context.Context, name string) (bool, error) {
 	var rep ipc.RemoveReply
 	if err := c.c.Call(ctx, ipc.RemoveRequest{Prefix: c.prefix, Names: []string{name}}, &rep); err != nil {
-		return false, fmt.Errorf("remove sandbox %s: %w", name, err)
+		return false, opError("remove sandbox "+name, err)
 	}
 	return slices.Contains(rep.Removed, name), nil
+}
+
+// RemoveNames removes the sandboxes of those names, with their
+// workspaces, in one request, and says which were there (Removed) and
+// which were not (Missing).
+func (c *Client) RemoveNames(ctx context.Context, names ...string) (ipc.RemoveReply, error) {
+	var rep ipc.RemoveReply
+	if err := c.c.Call(ctx, ipc.RemoveRequest{Prefix: c.prefix, Names: names}, &rep); err != nil {
+		return ipc.RemoveReply{}, opError("remove sandboxes", err)
+	}
+	return rep, nil
 }
 
 // RemoveAll removes every sandbox of this root and prefix, with their
@@ -170,7 +199,7 @@ func (c *Client) Remove(ctx context.Context, name string) (bool, error) {
 func (c *Client) RemoveAll(ctx context.Context) ([]string, error) {
 	var rep ipc.RemoveReply
 	if err := c.c.Call(ctx, ipc.RemoveRequest{Prefix: c.prefix, All: true}, &rep); err != nil {
-		return nil, fmt.Errorf("remove every sandbox: %w", err)
+		return nil, opError("remove every sandbox", err)
 	}
 	return rep.Removed, nil
 }
@@ -180,7 +209,23 @@ func (c *Client) RemoveAll(ctx context.Context) ([]string, error) {
 func (c *Client) Subscribe(ctx context.Context) (<-chan ipc.Event, error) {
 	events, err := c.c.Subscribe(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("subscribe to events: %w", err)
+		return nil, opError("subscribe to events", err)
 	}
 	return events, nil
+}
+
+// Running reaches the controller of a root only if one answers there; it
+// starts none. A nil Client with no error means none answers: for what
+// must not start a controller to find out (quit, or a question a plan
+// answers as well without one).
+func Running(ctx context.Context, cfg Config) (*Client, error) {
+	root, err := rules.ResolveRoot(cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	c := &wire.SocketClient{Path: wire.SocketPath(root)}
+	if !Answers(ctx, c) {
+		return nil, nil
+	}
+	return &Client{c: c, root: root, prefix: cfg.Prefix}, nil
 }

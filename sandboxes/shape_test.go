@@ -26,6 +26,8 @@ func TestShapeOnTheWire(t *testing.T) {
 		{"a one-minute lifetime", Shape{MaxLifetime: time.Minute}, `{"name":"w","prefix":"ci","maxLifetimeMs":60000}`},
 		{"under a millisecond is still a ceiling", Shape{IdleTimeout: time.Microsecond}, `{"name":"w","prefix":"ci","idleTimeoutMs":1}`},
 		{"stop grace", Shape{StopGrace: 90 * time.Second}, `{"name":"w","prefix":"ci","stopGraceMs":90000}`},
+		{"no stop grace: kill at once", Shape{StopGrace: NoGrace}, `{"name":"w","prefix":"ci","stopGraceMs":0}`},
+		{"300 processes, nested user namespaces", Shape{Pids: 300, NestedUserns: true}, `{"name":"w","prefix":"ci","pids":300,"nestedUserns":true}`},
 		{"replace, isolated", Shape{Replace: true, Network: "off", Image: "alpine"}, `{"name":"w","prefix":"ci","image":"alpine","network":"off","replace":true}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

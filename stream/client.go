@@ -26,6 +26,18 @@ func (e *StartError) Error() string { return e.Message }
 // output, and returns its exit status. When ctx ends, conn is closed and
 // the far side cleans up.
 func Attach(ctx context.Context, conn net.Conn, br *bufio.Reader, cio IO) (int, error) {
+	return attach(ctx, conn, br, nil, cio)
+}
+
+// Exec sends request, the line that starts a command, on conn and
+// attaches to the command. Without input (cio.Stdin nil) the end of input
+// leaves with the request, in one write: the far side has it before it
+// starts the command, which then needs no input pipe.
+func Exec(ctx context.Context, conn net.Conn, request []byte, cio IO) (int, error) {
+	return attach(ctx, conn, nil, request, cio)
+}
+
+func attach(ctx context.Context, conn net.Conn, br *bufio.Reader, request []byte, cio IO) (int, error) {
 	stdin, stdout, stderr := cio.Stdin, cio.Stdout, cio.Stderr
 	var mu sync.Mutex
 	send := func(typ byte, payload []byte) error {
@@ -33,32 +45,34 @@ func Attach(ctx context.Context, conn net.Conn, br *bufio.Reader, cio IO) (int, 
 		defer mu.Unlock()
 		return Write(conn, typ, payload)
 	}
-	done := make(chan struct{})
-	defer close(done)
 	cr := newCredit()
 	defer cr.stop()
-	go func() {
-		if stdin != nil {
-			sendInput(stdin, cr, send)
+	// an ending ctx closes conn; no goroutine waits for it
+	defer context.AfterFunc(ctx, func() {
+		cr.stop()
+		conn.Close()
+	})()
+	if stdin == nil {
+		// no input: said at once, with the request when there is one
+		if _, err := conn.Write(append(request, StdinClose, 0, 0, 0, 0)); err != nil && request != nil {
+			return -1, err
 		}
-		send(StdinClose, nil)
-	}()
-	go func() {
-		for {
-			select {
-			case sig := <-cio.Signals:
-				send(Signal, []byte{byte(sig)})
-			case sz := <-cio.Resizes:
-				send(Resize, []byte{byte(sz.Rows >> 8), byte(sz.Rows), byte(sz.Cols >> 8), byte(sz.Cols)})
-			case <-ctx.Done():
-				cr.stop()
-				conn.Close()
-				return
-			case <-done:
-				return
+	} else {
+		if request != nil {
+			if _, err := conn.Write(request); err != nil {
+				return -1, err
 			}
 		}
-	}()
+		go func() {
+			sendInput(stdin, cr, send)
+			send(StdinClose, nil)
+		}()
+	}
+	if cio.Signals != nil || cio.Resizes != nil {
+		done := make(chan struct{})
+		defer close(done)
+		go relay(cio, send, done)
+	}
 	if stdout == nil {
 		stdout = io.Discard
 	}
@@ -66,27 +80,78 @@ func Attach(ctx context.Context, conn net.Conn, br *bufio.Reader, cio IO) (int, 
 		stderr = io.Discard
 	}
 	if br == nil {
-		br = bufio.NewReaderSize(conn, 64<<10)
+		br = readers.Get().(*bufio.Reader)
+		br.Reset(conn)
+		defer func() { br.Reset(nil); readers.Put(br) }()
 	}
 	return result(ctx, br, stdout, stderr, cr)
 }
 
-// sendInput sends stdin as the server's credit allows; the frames of one
-// read may wait for it, the signals beside them do not.
-func sendInput(stdin io.Reader, cr *credit, send func(byte, []byte) error) {
-	// large reads make few frames: each costs a wake-up at every hop
-	buf := make([]byte, 256<<10)
+// readers are the buffered readers of connections Attach was handed bare.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
+// relay sends the client's signals and terminal sizes until done.
+func relay(cio IO, send func(byte, []byte) error, done <-chan struct{}) {
 	for {
-		n, err := stdin.Read(buf)
-		for p := buf[:n]; len(p) > 0; {
-			m := cr.take(len(p))
-			if m == 0 || send(Stdin, p[:m]) != nil {
-				return
+		select {
+		case sig := <-cio.Signals:
+			send(Signal, []byte{byte(sig)})
+		case sz := <-cio.Resizes:
+			send(Resize, []byte{byte(sz.Rows >> 8), byte(sz.Rows), byte(sz.Cols >> 8), byte(sz.Cols)})
+		case <-done:
+			return
+		}
+	}
+}
+
+// sendInput sends stdin as the server's credit allows; the frames of one
+// read may wait for it, the signals beside them do not. Input that is
+// itself a session's (the controller passing a client's input on to an
+// agent) goes through as it arrived, with no copy.
+func sendInput(stdin io.Reader, cr *credit, send func(byte, []byte) error) {
+	io.Copy(&creditWriter{cr: cr, send: send}, stdin)
+}
+
+// creditWriter sends what it is given as Stdin frames, each within the
+// credit the server granted.
+type creditWriter struct {
+	cr   *credit
+	send func(byte, []byte) error
+}
+
+func (w *creditWriter) Write(p []byte) (int, error) {
+	total := len(p)
+	for len(p) > 0 {
+		m := w.cr.take(min(len(p), MaxFrame))
+		if m == 0 {
+			return total - len(p), io.ErrClosedPipe
+		}
+		if err := w.send(Stdin, p[:m]); err != nil {
+			return total - len(p), err
+		}
+		p = p[m:]
+	}
+	return total, nil
+}
+
+// ReadFrom reads large: each frame costs a wake-up at every hop.
+func (w *creditWriter) ReadFrom(r io.Reader) (int64, error) {
+	bp := chunks.Get().(*[]byte)
+	defer chunks.Put(bp)
+	var total int64
+	for {
+		n, err := r.Read(*bp)
+		if n > 0 {
+			if _, werr := w.Write((*bp)[:n]); werr != nil {
+				return total, werr
 			}
-			p = p[m:]
+			total += int64(n)
+		}
+		if err == io.EOF {
+			return total, nil
 		}
 		if err != nil {
-			return
+			return total, err
 		}
 	}
 }
@@ -97,10 +162,13 @@ func Result(ctx context.Context, r io.Reader, stdout, stderr io.Writer) (int, er
 }
 
 func result(ctx context.Context, r io.Reader, stdout, stderr io.Writer, cr *credit) (int, error) {
-	buf := make([]byte, ChunkSize)
-	kind := "" // of the Error frame that follows, when the server names it
+	var buf []byte // grown to the frames that come
+	kind := ""     // of the Error frame that follows, when the server names it
 	for {
 		typ, payload, err := Read(r, buf)
+		if cap(payload) > cap(buf) {
+			buf = payload[:cap(payload)]
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return -1, ctx.Err()
@@ -121,6 +189,10 @@ func result(ctx context.Context, r io.Reader, stdout, stderr io.Writer, cr *cred
 				return -1, errors.New("stream: bad exit frame")
 			}
 			return int(int32(binary.BigEndian.Uint32(payload))), nil
+		case Credit:
+			if cr != nil {
+				cr.grant(payload)
+			}
 		case ErrorKind:
 			kind = string(payload)
 		case Error:

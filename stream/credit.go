@@ -92,7 +92,7 @@ func newInbox() *inbox {
 	return in
 }
 
-// put queues a copy of p. Past twice the window (a client that ignores
+// put queues p, which the inbox keeps. Past twice the window (a client that ignores
 // grants) it waits, as a reader without credit would.
 func (in *inbox) put(p []byte) {
 	in.mu.Lock()
@@ -103,7 +103,7 @@ func (in *inbox) put(p []byte) {
 	if in.closed {
 		return // the command is over, or the input ended: drop it
 	}
-	in.chunks = append(in.chunks, append([]byte(nil), p...))
+	in.chunks = append(in.chunks, p)
 	in.size += len(p)
 	in.cond.Broadcast()
 }

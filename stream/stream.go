@@ -68,27 +68,68 @@ func Write(w io.Writer, typ byte, payload []byte) error {
 	return err
 }
 
-// Read reads one frame into buf (grown when too small).
+// Read reads one frame into buf, which is grown (to at least twice its
+// size, so a run of growing frames costs few allocations) when too small:
+// a caller keeps the returned payload's backing array for the next frame.
 func Read(r io.Reader, buf []byte) (byte, []byte, error) {
+	typ, n, err := readHeader(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	if n > cap(buf) {
+		buf = make([]byte, n, max(n, min(2*cap(buf), MaxFrame)))
+	}
+	buf = buf[:n]
+	if err := readPayload(r, buf); err != nil {
+		return 0, nil, err
+	}
+	return typ, buf, nil
+}
+
+// readHeader reads a frame's type and payload length.
+func readHeader(r io.Reader) (byte, int, error) {
 	var hdr [5]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return 0, nil, err
+		return 0, 0, err
 	}
 	n := binary.BigEndian.Uint32(hdr[1:])
 	if n > MaxFrame {
-		return 0, nil, fmt.Errorf("stream: frame of %d bytes is over the %d limit", n, MaxFrame)
+		return 0, 0, fmt.Errorf("stream: frame of %d bytes is over the %d limit", n, MaxFrame)
 	}
-	if int(n) > cap(buf) {
-		buf = make([]byte, n)
-	}
-	buf = buf[:n]
-	if _, err := io.ReadFull(r, buf); err != nil {
+	return hdr[0], int(n), nil
+}
+
+func readPayload(r io.Reader, p []byte) error {
+	if _, err := io.ReadFull(r, p); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
-		return 0, nil, err
+		return err
 	}
-	return hdr[0], buf, nil
+	return nil
+}
+
+// chunks holds ChunkSize buffers between uses: a command's output is read
+// into one, so an exec that prints little (true) costs no large
+// allocation, and no garbage collection to take it back.
+var chunks = sync.Pool{New: func() any { b := make([]byte, ChunkSize); return &b }}
+
+// getChunk is a buffer of n bytes, from the pool when it fits one: input
+// passes through a session in frames of up to ChunkSize, each read into
+// one of these and given back once the command has taken it.
+func getChunk(n int) []byte {
+	if n > ChunkSize {
+		return make([]byte, n)
+	}
+	return (*chunks.Get().(*[]byte))[:n]
+}
+
+// putChunk gives back a buffer of getChunk.
+func putChunk(b []byte) {
+	if cap(b) == ChunkSize {
+		b = b[:ChunkSize]
+		chunks.Put(&b)
+	}
 }
 
 // Writer turns writes into frames of one type. Writers sharing a
@@ -117,7 +158,9 @@ func (f *Writer) Write(p []byte) (int, error) {
 // each frame only: io.Copy into a Writer (a command's output, stdin)
 // sends large frames instead of io.Copy's 32 KiB ones.
 func (f *Writer) ReadFrom(r io.Reader) (int64, error) {
-	buf := make([]byte, ChunkSize)
+	bp := chunks.Get().(*[]byte)
+	defer chunks.Put(bp)
+	buf := *bp
 	var total int64
 	for {
 		n, err := r.Read(buf)

@@ -1,9 +1,11 @@
 package stream
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -84,7 +86,7 @@ func (e *endless) Read(p []byte) (int, error) {
 	for i := range p {
 		p[i] = 'y'
 	}
-	if e.given < e.after && e.given+len(p) >= e.after {
+	if e.given < e.after && e.given+len(p) >= e.after && e.reached != nil {
 		close(e.reached)
 	}
 	e.given += len(p)
@@ -135,5 +137,68 @@ func TestInputArrivesWhole(t *testing.T) {
 	}()
 	if code, err := Attach(context.Background(), client, nil, IO{Stdin: bytes.NewReader(want)}); code != 0 || err != nil {
 		t.Errorf("%d bytes through the window: %d, %v", len(want), code, err)
+	}
+}
+
+// TestInputWaitsForCredit: a client sends no more input than the server
+// granted. The server here grants one window, takes exactly that much and
+// ends the command; the next frame the client sends must be the end of
+// its input, not more input past the grant.
+func TestInputWaitsForCredit(t *testing.T) {
+	client, server := net.Pipe()
+	result := make(chan string, 1)
+	go func() {
+		defer server.Close()
+		var got int
+		granted := false
+		for got < Window {
+			typ, p, err := Read(server, nil)
+			if err != nil || typ != Stdin {
+				result <- fmt.Sprintf("frame %d, %v, after %d bytes of input", typ, err, got)
+				return
+			}
+			got += len(p)
+			if !granted {
+				granted = true
+				Write(server, Credit, creditPayload(Window))
+			}
+		}
+		Write(server, Exit, ExitPayload(0))
+		typ, p, err := Read(server, nil)
+		if err != nil || typ != StdinClose {
+			result <- fmt.Sprintf("after the granted %d bytes and the exit: frame %d of %d bytes, %v; want the end of input", Window, typ, len(p), err)
+			return
+		}
+		result <- ""
+	}()
+	in := &endless{after: -1}
+	if code, err := Attach(context.Background(), client, nil, IO{Stdin: in}); code != 0 || err != nil {
+		t.Errorf("attach: %d, %v", code, err)
+	}
+	if msg := <-result; msg != "" {
+		t.Error(msg)
+	}
+}
+
+// TestNoInputIsSaidWithTheRequest: Exec without input sends the request
+// and the end of input in one write, so the server knows before it starts
+// the command that no input will come.
+func TestNoInputIsSaidWithTheRequest(t *testing.T) {
+	client, server := net.Pipe()
+	done := make(chan bool, 1)
+	go func() {
+		br := bufio.NewReader(server)
+		if line, err := br.ReadBytes('\n'); err != nil || string(line) != "{\"args\":[\"true\"]}\n" {
+			t.Errorf("request line %q, %v", line, err)
+		}
+		s := Serve(br, server)
+		done <- s.NoInput()
+		s.Exit(0)
+	}()
+	if code, err := Exec(context.Background(), client, []byte("{\"args\":[\"true\"]}\n"), IO{}); code != 0 || err != nil {
+		t.Errorf("exec: %d, %v", code, err)
+	}
+	if !<-done {
+		t.Error("the server started the command not knowing its input was over")
 	}
 }

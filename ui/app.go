@@ -24,6 +24,9 @@ type App struct {
 	// OpenShell opens a shell of a sandbox in the user's own terminal;
 	// tests replace it.
 	OpenShell func(name string) error
+	// Login is the desktop's "open at login" entry, shown as a switch in
+	// Settings; nil hides the switch.
+	Login LoginItem
 	// OnQuit ends the app: the desktop stops the sandboxes first, then
 	// quits Fyne. It runs off the UI goroutine. Nil quits Fyne at once.
 	OnQuit func()

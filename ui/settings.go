@@ -40,6 +40,7 @@ type settingsDialog struct {
 	// an untouched one, stored or not, is left as it is
 	memTouched bool
 	checks     []func() bool // each field's inline check; true when valid
+	login      *loginSwitch  // nil where the app has no login entry
 }
 
 func (u *App) showSettings() {
@@ -119,6 +120,11 @@ func newSettingsDialog(u *App, lim ipc.Limits, d ipc.Defaults, c ipc.Capacity, r
 		widget.NewFormItem("Sandbox size", size),
 		widget.NewFormItem("Data folder", widget.NewLabel(u.root)),
 	)
+	if u.Login != nil {
+		s.login = newLoginSwitch(u.Login)
+		form.Append("Open at login", s.login.content())
+	}
+	form.Append("About", about())
 	s.memory.OnChanged = func(string) { s.memTouched = true; s.recheck() }
 	memOnChanged := s.memMode.OnChanged
 	s.memMode.OnChanged = func(v string) { s.memTouched = true; memOnChanged(v) }
@@ -278,8 +284,13 @@ func (s *settingsDialog) save() {
 	}()
 }
 
-// store sends the settings to the controller.
+// store writes the login entry and sends the settings to the controller.
 func (s *settingsDialog) store(ctx context.Context, lreq ipc.SetLimitsRequest, mreq ipc.SetDefaultMemoryRequest, sendMem bool) error {
+	if s.login != nil {
+		if err := s.login.apply(); err != nil {
+			return err
+		}
+	}
 	var lim ipc.Limits
 	if err := s.u.client.Call(ctx, lreq, &lim); err != nil {
 		return err

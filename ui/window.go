@@ -43,8 +43,9 @@ func newMainView(u *App) *mainView {
 	m.status.Wrapping = fyne.TextWrapWord
 	add := widget.NewButtonWithIcon("Add sandbox", theme.ContentAddIcon(), u.showAdd)
 	settings := widget.NewButtonWithIcon("", theme.SettingsIcon(), u.showSettings)
+	images := widget.NewButtonWithIcon("Images", theme.DownloadIcon(), u.showImages)
 	title := widget.NewLabelWithStyle("sandboxdesk", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	top := container.NewVBox(container.NewBorder(nil, nil, title, container.NewHBox(add, settings)), m.header)
+	top := container.NewVBox(container.NewBorder(nil, nil, title, container.NewHBox(add, images, settings)), m.header)
 
 	head := container.New(columnLayout{})
 	for _, c := range columns {
@@ -222,7 +223,12 @@ func (m *mainView) progress(e ipc.Event) {
 		m.barRow.Hide()
 		return
 	}
-	m.barText.SetText(e.Sandbox + ": " + e.Message)
+	// a pull's tick is about an image, and its message names it
+	if e.Sandbox != "" {
+		m.barText.SetText(e.Sandbox + ": " + e.Message)
+	} else {
+		m.barText.SetText(e.Message)
+	}
 	m.bar.SetValue(max(e.Progress, 0))
 	m.barRow.Show()
 }

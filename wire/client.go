@@ -66,13 +66,18 @@ func readReply(ctx context.Context, br *bufio.Reader, out any) error {
 
 // Exec runs a command in a sandbox and streams it.
 func (c *SocketClient) Exec(ctx context.Context, req ipc.ExecRequest, cio stream.IO) (int, error) {
-	conn, br, err := c.dial(ctx, req)
+	conn, err := dialLocal(ctx, c.Path)
 	if err != nil {
 		return -1, err
 	}
 	defer conn.Close()
-	conn.SetDeadline(timeZero)
-	code, err := stream.Attach(ctx, conn, br, cio)
+	line, err := ipc.EncodeRequest(req)
+	if err != nil {
+		return -1, err
+	}
+	// the request leaves with the end of input when there is none, so the
+	// controller knows before it starts the command
+	code, err := stream.Exec(ctx, conn, line, cio)
 	var se *stream.StartError
 	if errors.As(err, &se) {
 		if kind := ipc.KindByName(se.Kind); kind != nil {

@@ -139,7 +139,11 @@ func (s *Server) exec(ctx context.Context, conn net.Conn, br *bufio.Reader, r ip
 		case <-done:
 		}
 	}()
-	code, err := s.Handler.Exec(ctx, r, sess.IO())
+	cio := sess.IO()
+	if sess.NoInput() {
+		cio.Stdin = nil // said on: the sandbox starts the command on an empty input
+	}
+	code, err := s.Handler.Exec(ctx, r, cio)
 	if err != nil {
 		// the kind travels, so a bad name exits as bad input at the client
 		sess.Refuse(ipc.KindName(err), err.Error())

@@ -262,3 +262,22 @@ func TestInheritedSocketRefusesBadDescriptors(t *testing.T) {
 		}
 	}
 }
+
+// TestExecWithoutInputReadsNothing: an exec without input starts the
+// command on /dev/null, not on a pipe someone must feed and close.
+func TestExecWithoutInputReadsNothing(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd/0"); err != nil {
+		t.Skip("no /proc here to name the command's stdin:", err)
+	}
+	dial := serve(t)
+	var out bytes.Buffer
+	code, err := Exec(t.Context(), dial, Request{Args: []string{"readlink", "/proc/self/fd/0"}}, stream.IO{Stdout: &out})
+	if err != nil || code != 0 || out.String() != "/dev/null\n" {
+		t.Errorf("stdin of an exec without input: %d, %v, %q; want /dev/null", code, err, out.String())
+	}
+	out.Reset()
+	code, err = Exec(t.Context(), dial, Request{Args: []string{"readlink", "/proc/self/fd/0"}}, stream.IO{Stdin: strings.NewReader("x"), Stdout: &out})
+	if err != nil || code != 0 || !strings.HasPrefix(out.String(), "pipe:") {
+		t.Errorf("stdin of an exec with input: %d, %v, %q; want a pipe", code, err, out.String())
+	}
+}

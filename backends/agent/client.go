@@ -25,10 +25,11 @@ func Exec(ctx context.Context, dial Dialer, req Request, cio stream.IO) (int, er
 		return -1, err
 	}
 	defer conn.Close()
-	if err := sendRequest(conn, req); err != nil {
+	line, err := json.Marshal(req)
+	if err != nil {
 		return -1, err
 	}
-	return stream.Attach(ctx, conn, nil, cio)
+	return stream.Exec(ctx, conn, append(line, '\n'), cio)
 }
 
 func sendRequest(conn net.Conn, req Request) error {

@@ -106,6 +106,7 @@ func (s *Server) exec(conn net.Conn, br *bufio.Reader, req Request) {
 	}
 	cmd := &exec.Cmd{Path: path, Args: req.Args, Env: env, Dir: dir}
 	var ptmx *os.File
+	var out *output
 	if req.TTY != nil {
 		// a session of its own with the terminal as its controlling one
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.Credential}
@@ -113,13 +114,20 @@ func (s *Server) exec(conn net.Conn, br *bufio.Reader, req Request) {
 	} else {
 		// its own process group, so a signal reaches the whole command line
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: s.Credential}
-		cmd.Stdout, cmd.Stderr = sess.Stdout, sess.Stderr
-		// a background process keeps the output pipes open; the command is
-		// done when its own process exits, as with "docker exec"
-		cmd.WaitDelay = 100 * time.Millisecond
-		err = startWithInput(cmd, sess.Stdin())
+		out, err = pipeOutput(cmd, sess.Stdout, sess.Stderr)
+		if err == nil {
+			if sess.NoInput() {
+				err = cmd.Start() // on /dev/null: no pipe, no copier
+			} else {
+				err = startWithInput(cmd, sess.Stdin())
+			}
+			out.started()
+		}
 	}
 	if err != nil {
+		if out != nil {
+			out.wait() // nothing to wait for: the copies end at once
+		}
 		sess.Fail(err.Error())
 		return
 	}
@@ -149,6 +157,9 @@ func (s *Server) exec(conn net.Conn, br *bufio.Reader, req Request) {
 		}
 	}()
 	err = cmd.Wait()
+	if out != nil {
+		out.wait()
+	}
 	close(exited)
 	<-relayed // no resize may touch the terminal once it is closed
 	if ptmx != nil {

@@ -38,7 +38,11 @@ func newBenchSandbox(b *testing.B) (*Backend, backends.Spec, *sandboxRun) {
 		b.Skip("bubblewrap is not installed")
 	}
 	root := b.TempDir()
-	be, err := New(Config{Root: root, Agent: os.Args[0]})
+	agentBin := os.Getenv("SANDBOXDESK_BENCH_AGENT") // make bench: the static agent the sandboxes run
+	if agentBin == "" {
+		agentBin = os.Args[0]
+	}
+	be, err := New(Config{Root: root, Agent: agentBin})
 	if err != nil {
 		b.Fatal(err)
 	}

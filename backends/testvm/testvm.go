@@ -88,7 +88,7 @@ func New(dir string, cfg Config) (*Backend, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("testvm: %w", err)
 	}
-	b := &Backend{dir: dir, checkpoints: cfg.Checkpoints, processes: cfg.Processes, accel: cfg.Accel, images: DefaultImages, state: state{VMs: map[string]*vm{}}}
+	b := &Backend{dir: dir, checkpoints: cfg.Checkpoints, processes: cfg.Processes, accel: cfg.Accel, images: append([]backends.Image(nil), DefaultImages...), state: state{VMs: map[string]*vm{}}}
 	data, err := os.ReadFile(b.file())
 	if err == nil {
 		if err := json.Unmarshal(data, &b.state); err != nil {

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +40,10 @@ type Config struct {
 	// Images is the folder of guest images (see LoadImages).
 	Images string
 	Driver Driver
+	// Arch is the architecture of the images offered (a Go name); this
+	// machine's when empty. Another one runs emulated, slowly: tests boot
+	// arm64 guests on amd64 this way.
+	Arch string
 	// BootTimeout bounds how long a guest may take to answer after boot;
 	// 5 minutes when zero (software emulation on a busy host is slow).
 	BootTimeout time.Duration
@@ -122,6 +127,9 @@ func New(cfg Config) (*Backend, error) {
 	if cfg.Driver == nil {
 		return nil, errors.New("vm backend: no hypervisor driver")
 	}
+	if cfg.Arch == "" {
+		cfg.Arch = runtime.GOARCH
+	}
 	if cfg.BootTimeout == 0 {
 		cfg.BootTimeout = 5 * time.Minute
 	}
@@ -138,7 +146,7 @@ func (b *Backend) Capabilities() backends.Capabilities {
 
 // Images lists the guest images built for this machine.
 func (b *Backend) Images(ctx context.Context) ([]backends.Image, error) {
-	imgs, err := LoadImages(b.cfg.Images)
+	imgs, err := LoadArch(b.cfg.Images, b.cfg.Arch)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +160,7 @@ func (b *Backend) Images(ctx context.Context) ([]backends.Image, error) {
 // image finds the image a sandbox asks for, by name and, when given, by
 // digest.
 func (b *Backend) image(want backends.Image) (Image, error) {
-	imgs, err := LoadImages(b.cfg.Images)
+	imgs, err := LoadArch(b.cfg.Images, b.cfg.Arch)
 	if err != nil {
 		return Image{}, err
 	}
@@ -193,6 +201,9 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 		Hostname: "sandbox", Workspace: spec.Workspace, Network: spec.Network}
 	if mach.MemoryMiB <= 0 {
 		return backends.Started{}, fmt.Errorf("vm %s: no memory was decided for it", spec.Name)
+	}
+	if f, ok := b.cfg.Driver.(Fitter); ok {
+		mach = f.Fit(mach)
 	}
 	if guest.ValidHostname(spec.Name) {
 		mach.Hostname = spec.Name

@@ -336,3 +336,70 @@ func TestHostileImageManifest(t *testing.T) {
 		})
 	}
 }
+
+// fittingDriver builds machines of at most 3072 MiB and 2 CPUs, as vz
+// clamps to what this Mac allows.
+type fittingDriver struct{ *fakeDriver }
+
+func (d fittingDriver) Fit(m Machine) Machine {
+	m.MemoryMiB, m.CPUs = min(m.MemoryMiB, 3072), min(m.CPUs, 2)
+	return m
+}
+
+func TestStartReservesWhatTheDriverFits(t *testing.T) {
+	tests := []struct {
+		name         string
+		mem          int64
+		cpus         int
+		wantReserved int64
+		wantCPUs     int
+	}{
+		{"within the bounds: as decided", 2048, 2, 2048, 2},
+		{"above them: clamped, and the clamped value counted", 6144, 4, 3072, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			images := t.TempDir()
+			writeImage(t, images, "tiny")
+			d := fittingDriver{&fakeDriver{machines: map[string]*fakeHandle{}}}
+			b, err := New(Config{Dir: t.TempDir(), Images: images, Driver: d})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := b.Start(t.Context(), backends.Spec{ID: "s1", Name: "web", Image: backends.Image{Name: "tiny"}, MemoryMiB: tt.mem, CPUs: tt.cpus, Workspace: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			booted := d.booted[0]
+			if st.ReservedMiB != tt.wantReserved || booted.MemoryMiB != tt.wantReserved || booted.CPUs != tt.wantCPUs {
+				t.Errorf("reserved %d, booted with %d MiB and %d CPUs; want %d MiB, %d CPUs", st.ReservedMiB, booted.MemoryMiB, booted.CPUs, tt.wantReserved, tt.wantCPUs)
+			}
+		})
+	}
+}
+
+// TestColdBootKeepsTheIdentity: a cold boot empties the sandbox's folder
+// but for the machine's identity.
+func TestColdBootKeepsTheIdentity(t *testing.T) {
+	b, _, _, _ := newFake(t)
+	ctx := t.Context()
+	spec := backends.Spec{ID: "s1", Image: backends.Image{Name: "tiny"}, Workspace: t.TempDir(), MemoryMiB: 1024}
+	if _, err := b.Start(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(b.cfg.Dir, "s1")
+	os.WriteFile(filepath.Join(dir, IdentityFile), []byte("id"), 0o600)
+	os.WriteFile(filepath.Join(dir, "stale.sock"), nil, 0o600)
+	if _, err := b.Stop(ctx, "s1", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Start(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, IdentityFile)); err != nil || string(got) != "id" {
+		t.Errorf("identity after a cold boot: %q, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "stale.sock")); !os.IsNotExist(err) {
+		t.Errorf("what the last machine left is still there: %v", err)
+	}
+}

@@ -27,6 +27,14 @@ type Driver interface {
 	CanCheckpoint() bool
 }
 
+// Fitter is a driver whose hypervisor builds machines only within bounds
+// (vz: the memory and CPUs VZVirtualMachineConfiguration allows). Fit
+// returns m as it will really be built; the core records and reports
+// that, so a sandbox's ReservedMiB is what its machine holds.
+type Fitter interface {
+	Fit(m Machine) Machine
+}
+
 // Machine is what to boot.
 type Machine struct {
 	// Dir is the sandbox's folder, the controller's own: sockets, disk,

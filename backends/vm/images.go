@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 
 	"sandboxdesk/backends"
 	"sandboxdesk/text"
@@ -48,7 +49,11 @@ func (img Image) Path(f File) string { return filepath.Join(img.Dir, filepath.Ba
 // LoadImages reads every image in dir (one folder each) built for this
 // machine's architecture. A folder without a manifest is not an image
 // yet (one being built); a broken manifest is reported.
-func LoadImages(dir string) ([]Image, error) {
+func LoadImages(dir string) ([]Image, error) { return LoadArch(dir, runtime.GOARCH) }
+
+// LoadArch is LoadImages for the images of arch (a Go architecture), which
+// a driver may run emulated.
+func LoadArch(dir, arch string) ([]Image, error) {
 	entries, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -58,7 +63,8 @@ func LoadImages(dir string) ([]Image, error) {
 	}
 	var out []Image
 	for _, e := range entries {
-		if !e.IsDir() {
+		// a hidden folder is a pull under way (package catalogue)
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		img, err := loadImage(filepath.Join(dir, e.Name()))
@@ -68,7 +74,7 @@ func LoadImages(dir string) ([]Image, error) {
 		if err != nil {
 			return nil, err
 		}
-		if img.Manifest.Arch == runtime.GOARCH {
+		if img.Manifest.Arch == arch {
 			out = append(out, img)
 		}
 	}

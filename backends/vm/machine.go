@@ -13,8 +13,15 @@ import (
 	"sandboxdesk/backends/vm/channel"
 )
 
+// IdentityFile is a machine's hardware identity (vz's generic machine
+// identifier), made once and kept across cold boots: the guest sees the
+// same machine each time, and a checkpoint restores only onto the machine
+// it was saved from.
+const IdentityFile = "machine-id"
+
 // freshDir makes a sandbox's folder, emptied of what a machine that ended
-// left (sockets, logs); a stale record never describes a new machine.
+// left (sockets, logs) but its identity; a stale record never describes a
+// new machine.
 func freshDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("vm backend: %w", err)
@@ -24,6 +31,9 @@ func freshDir(dir string) error {
 		return fmt.Errorf("vm backend: %w", err)
 	}
 	for _, e := range entries {
+		if e.Name() == IdentityFile {
+			continue
+		}
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 			return fmt.Errorf("vm backend: %w", err)
 		}

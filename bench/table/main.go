@@ -68,6 +68,7 @@ func main() {
 	b.cli("create", "box")
 	b.execRows(n)
 	b.agentRow()
+	b.backendRows(5)
 	b.reuseRow(n)
 	b.throughputRow(5)
 	b.coldRow(max(n/2, 5))

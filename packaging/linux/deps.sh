@@ -14,9 +14,17 @@ set -eu
 # screenshot. imagemagick and xdotool: screenshots. busybox-static: real
 # root filesystems for image tests. qemu-system-x86: VM sandboxes (their
 # tests build a guest image from Debian's kernel package, fetched with
-# apt-get download, never installed). wine64, gcc-mingw-w64-x86-64: the
-# Windows build's tests (and the Windows app) run under Wine.
-PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap slirp4netns iproute2 xvfb xauth dbus-x11 openbox haskell-gtk-sni-tray-utils imagemagick xdotool busybox-static qemu-system-x86 ca-certificates git wine64 gcc-mingw-w64-x86-64"
+# apt-get download, never installed); qemu-system-arm: arm64 guests,
+# emulated (make vm-test); qemu-utils: a VM's copy-on-write disk over an
+# image's root disk (qemu-img); debootstrap: the debian guest image;
+# cpio: a guest's initrd, the same bytes at every build. wine64,
+# gcc-mingw-w64-x86-64: the Windows build's tests (and the Windows app)
+# run under Wine.
+PACKAGES="make gcc libc6-dev pkg-config libgl1-mesa-dev xorg-dev bubblewrap slirp4netns iproute2 xvfb xauth dbus-x11 openbox haskell-gtk-sni-tray-utils imagemagick xdotool busybox-static qemu-system-x86 qemu-system-arm qemu-utils debootstrap cpio ca-certificates git wine64 gcc-mingw-w64-x86-64 desktop-file-utils appstream xz-utils"
+# desktop-file-utils, appstream, xz-utils: make package-linux-check
+# validates the menu entry and the AppStream metadata; the tarball is xz.
+# nsis: makensis builds the Windows installer (make package-windows).
+PACKAGES="$PACKAGES nsis"
 
 if [ "${1:-}" = "--list" ]; then
 	echo "$PACKAGES"

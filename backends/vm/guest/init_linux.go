@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,28 +18,11 @@ import (
 const ModuleOrder = "/lib/modules/sandboxdesk.order"
 
 // Setup prepares the machine as the first process: kernel file systems,
-// modules, hostname, network and workspace. A step that fails is logged
-// and the others still run, so the console tells what is wrong while the
-// agent can still answer.
+// modules, hostname, network, the root disk when there is one, and the
+// workspace. A step that fails is logged and the others still run, so the
+// console tells what is wrong while the agent can still answer.
 func Setup(log func(string, ...any)) Settings {
-	for _, m := range []struct{ src, dir, fs, opts string }{
-		{"proc", "/proc", "proc", ""},
-		{"sysfs", "/sys", "sysfs", ""},
-		{"devtmpfs", "/dev", "devtmpfs", "mode=0755"},
-		{"devpts", "/dev/pts", "devpts", "gid=5,mode=0620,ptmxmode=0666"},
-		{"tmpfs", "/tmp", "tmpfs", "mode=1777"},
-		{"tmpfs", "/run", "tmpfs", "mode=0755"},
-	} {
-		os.MkdirAll(m.dir, 0o755)
-		if err := unix.Mount(m.src, m.dir, m.fs, unix.MS_NOSUID, m.opts); err != nil && !errors.Is(err, unix.EBUSY) {
-			log("mount %s: %v", m.dir, err)
-		}
-	}
-	os.Symlink("/proc/self/fd", "/dev/fd")
-	os.MkdirAll("/home/user", 0o755)
-	if err := os.Chown("/home/user", UserUID, UserUID); err != nil {
-		log("home: %v", err)
-	}
+	mountKernelFS(log, "/proc", "/sys", "/dev")
 	if err := loadModules(ModuleOrder); err != nil {
 		log("modules: %v", err)
 	}
@@ -47,14 +31,96 @@ func Setup(log func(string, ...any)) Settings {
 	if err := unix.Sethostname([]byte(s.Hostname)); err != nil {
 		log("hostname: %v", err)
 	}
-	os.WriteFile("/etc/hostname", []byte(s.Hostname+"\n"), 0o644)
-	if err := network(s.Network); err != nil {
+	// the network is the kernel's, set up with the initrd's tools: a root
+	// disk need not have them
+	resolv, err := network(s)
+	if err != nil {
 		log("network: %v", err)
 	}
-	if err := mountWorkspace(s.Share); err != nil {
+	if s.Root != "" {
+		if err := switchRoot(s.Root); err != nil {
+			log("root disk %s: %v; staying in the initrd", s.Root, err)
+		}
+	}
+	mountKernelFS(log, "/dev/pts", "/tmp", "/run")
+	os.Symlink("/proc/self/fd", "/dev/fd")
+	os.WriteFile("/etc/hostname", []byte(s.Hostname+"\n"), 0o644)
+	// written by the init, in the root its commands will see
+	if resolv != "" {
+		if err := os.WriteFile("/etc/resolv.conf", []byte(resolv), 0o644); err != nil {
+			log("resolv.conf: %v", err)
+		}
+	}
+	os.MkdirAll("/home/user", 0o755)
+	if err := os.Chown("/home/user", UserUID, UserUID); err != nil {
+		log("home: %v", err)
+	}
+	if err := mountWorkspace(s); err != nil {
 		log("workspace: %v", err)
 	}
 	return s
+}
+
+// kernelFS are the file systems every guest mounts, by mount point.
+var kernelFS = map[string]struct{ src, fs, opts string }{
+	"/proc":    {"proc", "proc", ""},
+	"/sys":     {"sysfs", "sysfs", ""},
+	"/dev":     {"devtmpfs", "devtmpfs", "mode=0755"},
+	"/dev/pts": {"devpts", "devpts", "gid=5,mode=0620,ptmxmode=0666"},
+	"/tmp":     {"tmpfs", "tmpfs", "mode=1777"},
+	"/run":     {"tmpfs", "tmpfs", "mode=0755"},
+}
+
+func mountKernelFS(log func(string, ...any), dirs ...string) {
+	for _, dir := range dirs {
+		m := kernelFS[dir]
+		os.MkdirAll(dir, 0o755)
+		if err := unix.Mount(m.src, dir, m.fs, unix.MS_NOSUID, m.opts); err != nil && !errors.Is(err, unix.EBUSY) {
+			log("mount %s: %v", dir, err)
+		}
+	}
+}
+
+// sysroot is where the root disk is mounted before it becomes /.
+const sysroot = "/sysroot"
+
+// switchRoot mounts the ext4 root disk and makes it / for this process
+// and all it starts, carrying the kernel's file systems over. The initrd
+// is the kernel's rootfs, which cannot be pivoted away: the disk is moved
+// over it and chrooted into, as switch_root does. The agent's binary
+// stays reachable as /proc/self/exe.
+func switchRoot(dev string) error {
+	if err := os.MkdirAll(sysroot, 0o755); err != nil {
+		return err
+	}
+	// the disk shows up once virtio_blk has probed it
+	var err error
+	for range 50 {
+		if err = unix.Mount(dev, sysroot, "ext4", 0, ""); !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENXIO) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		return fmt.Errorf("mount: %w", err)
+	}
+	for _, dir := range []string{"/proc", "/sys", "/dev"} {
+		target := sysroot + dir
+		os.MkdirAll(target, 0o755)
+		if err := unix.Mount(dir, target, "", unix.MS_MOVE, ""); err != nil {
+			return fmt.Errorf("move %s: %w", dir, err)
+		}
+	}
+	if err := unix.Chdir(sysroot); err != nil {
+		return err
+	}
+	if err := unix.Mount(".", "/", "", unix.MS_MOVE, ""); err != nil {
+		return fmt.Errorf("move the disk to /: %w", err)
+	}
+	if err := unix.Chroot("."); err != nil {
+		return err
+	}
+	return unix.Chdir("/")
 }
 
 // loadModules loads every module named in the order file; one already
@@ -91,46 +157,62 @@ func loadModule(path string) error {
 	return nil
 }
 
-// network brings up loopback and, when asked, the user-mode network's
-// fixed addresses (QEMU's slirp: the guest 10.0.2.15, the gateway
-// 10.0.2.2, its DNS 10.0.2.3). With "on" the gateway's own address is
-// refused: slirp maps it to the host's loopback, which a sandbox reaches
-// only with "host".
-func network(mode string) error {
-	steps := [][]string{{"ip", "link", "set", "lo", "up"}}
-	if mode == "on" || mode == "host" {
-		steps = append(steps,
-			[]string{"ip", "link", "set", "eth0", "up"},
-			[]string{"ip", "addr", "add", "10.0.2.15/24", "dev", "eth0"},
-			[]string{"ip", "route", "add", "default", "via", "10.0.2.2"},
-		)
+// network brings up loopback and, when asked, the user-mode network:
+// leased by DHCP (vz's NAT), or QEMU's slirp with its fixed addresses
+// (the guest 10.0.2.15, the gateway 10.0.2.2, its DNS 10.0.2.3). With
+// "on" the gateway's own address is refused: slirp maps it to the host's
+// loopback, and vz's gateway is the host itself; a sandbox reaches it
+// only with "host". It returns the resolv.conf the network needs.
+func network(s Settings) (string, error) {
+	if err := run([]string{"ip", "link", "set", "lo", "up"}); err != nil {
+		return "", err
 	}
-	if mode == "on" {
+	if s.Network != "on" && s.Network != "host" {
+		return "", nil
+	}
+	if s.DHCP {
+		return lease()
+	}
+	steps := [][]string{
+		{"ip", "link", "set", "eth0", "up"},
+		{"ip", "addr", "add", "10.0.2.15/24", "dev", "eth0"},
+		{"ip", "route", "add", "default", "via", "10.0.2.2"},
+	}
+	if s.Network == "on" {
 		steps = append(steps, []string{"ip", "route", "add", "prohibit", "10.0.2.2/32"})
 	}
-	if mode == "on" || mode == "host" {
-		if err := os.WriteFile("/etc/resolv.conf", []byte("nameserver 10.0.2.3\n"), 0o644); err != nil {
-			return err
+	for _, step := range steps {
+		if err := run(step); err != nil {
+			return "", err
 		}
 	}
-	for _, s := range steps {
-		if out, err := exec.Command("/bin/busybox", s...).CombinedOutput(); err != nil {
-			return fmt.Errorf("%s: %v: %s", strings.Join(s, " "), err, out)
-		}
+	return "nameserver 10.0.2.3\n", nil
+}
+
+// run runs one of busybox's applets.
+func run(args []string) error {
+	if out, err := exec.Command("/bin/busybox", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, out)
 	}
 	return nil
 }
 
 // mountWorkspace mounts the host's share at /workspace and hands its top
-// to the guest's user. The host exports it with mapped ownership, so the
-// owner set here is an attribute on the host folder, which stays the
-// controller's user's.
-func mountWorkspace(tag string) error {
+// to the guest's user. Under qemu the host exports it with mapped
+// ownership, so the owner set here is an attribute on the host folder,
+// which stays the controller's user's.
+func mountWorkspace(s Settings) error {
 	if err := os.MkdirAll("/workspace", 0o755); err != nil {
 		return err
 	}
-	if err := unix.Mount(tag, "/workspace", "9p", unix.MS_NOSUID|unix.MS_NODEV, "trans=virtio,version=9p2000.L,msize=262144,cache=none,access=client"); err != nil {
-		return err
+	fstype, opts := shareMount(s.ShareFS)
+	if err := unix.Mount(s.Share, "/workspace", fstype, unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+		return fmt.Errorf("mount %s share %q: %w", fstype, s.Share, err)
+	}
+	if s.ShareFS == ShareFSVirtio {
+		// vz's virtio-fs makes every file the host user's, whatever
+		// owner the guest asks for: chown is not needed, nor kept
+		return nil
 	}
 	return os.Chown("/workspace", UserUID, UserUID)
 }

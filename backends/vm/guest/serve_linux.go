@@ -17,10 +17,12 @@ import (
 
 const guestPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-// Serve runs the agent on the virtio-serial port named port, for ever:
-// when the host goes away (a controller restarting) the port reads as
-// ended, and the agent listens again for the next one.
-func Serve(port, share string, log func(string, ...any)) error {
+// Serve runs the agent for ever on the channel s names: a vsock port
+// (vz), where every connection the host makes is a channel of its own, or
+// the virtio-serial port (qemu), which reads as ended when the host goes
+// away (a controller restarting), and the agent listens again for the
+// next one.
+func Serve(s Settings, log func(string, ...any)) error {
 	// commands are looked up in the agent's own PATH; the kernel gives the
 	// first process none
 	os.Setenv("PATH", guestPath)
@@ -34,10 +36,13 @@ func Serve(port, share string, log func(string, ...any)) error {
 		Ops: map[string]func(agent.Request) int{
 			"poweroff": powerOffAfter,
 			"release":  release,
-			"mount":    func(agent.Request) int { return status(mountWorkspace(share), log) },
+			"mount":    func(agent.Request) int { return status(mountWorkspace(s), log) },
 		},
 	}
-	dev, err := findPort(port)
+	if s.Vsock != 0 {
+		return serveVsock(srv, s.Vsock, log)
+	}
+	dev, err := findPort(s.Port)
 	if err != nil {
 		return err
 	}
@@ -54,6 +59,32 @@ func Serve(port, share string, log func(string, ...any)) error {
 		l.Close()
 		// the port reads as ended while no host is connected
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// serveVsock accepts the host's connections on a vsock port; each is one
+// channel, served until the host closes it.
+func serveVsock(srv *agent.Server, port uint32, log func(string, ...any)) error {
+	l, err := listenVsock(port)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			return err
+		}
+		go func() {
+			cl, err := channel.Listen(conn)
+			if err != nil {
+				log("vsock channel: %v", err)
+				conn.Close()
+				return
+			}
+			srv.Serve(cl)
+			cl.Close()
+		}()
 	}
 }
 

@@ -31,6 +31,10 @@ func Args(m vm.Machine, accel string) []string {
 	}
 	cmdline := strings.TrimSpace(m.Image.Manifest.Cmdline + " sandboxdesk.hostname=" + m.Hostname +
 		" sandboxdesk.net=" + string(network) + " sandboxdesk.share=" + guest.DefaultShare + " sandboxdesk.port=" + guest.DefaultPort)
+	if m.Image.Manifest.RootDisk != nil {
+		// the only disk, on virtio-blk: the guest's first
+		cmdline += " sandboxdesk.root=" + guest.RootDevice
+	}
 	a := []string{
 		"-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
 		// QEMU's own seccomp filter: no obsolete calls, no gaining
@@ -38,25 +42,32 @@ func Args(m vm.Machine, accel string) []string {
 		// allowed: a checkpoint is written through "exec:cat".
 		"-sandbox", "on,obsolete=deny,elevateprivileges=deny,resourcecontrol=deny",
 		"-accel", accel, "-cpu", cpu,
+	}
+	if m.Image.Manifest.Arch == "arm64" {
+		// arm64 has no PC: QEMU's generic board, with PCI for the
+		// virtio devices and a PL011 serial port (ttyAMA0)
+		a = append(a, "-machine", "virt")
+	}
+	a = append(a,
 		"-m", strconv.FormatInt(m.MemoryMiB, 10), "-smp", strconv.Itoa(m.CPUs),
 		"-kernel", opt(m.Image.Path(m.Image.Manifest.Kernel)),
 		"-initrd", opt(m.Image.Path(m.Image.Manifest.Initrd)),
 		"-append", cmdline,
 		// the console goes to the controller, which keeps its first
 		// consoleCap bytes in the console log (see keepConsole)
-		"-chardev", "socket,id=console,path=" + consoleSocket + ",server=on,wait=off",
+		"-chardev", "socket,id=console,path="+consoleSocket+",server=on,wait=off",
 		"-serial", "chardev:console",
 		"-pidfile", pidFile,
-		"-qmp", "unix:" + qmpSocket + ",server=on,wait=off",
+		"-qmp", "unix:"+qmpSocket+",server=on,wait=off",
 		"-device", "virtio-serial-pci",
-		"-chardev", "socket,id=agent,path=" + agentSocket + ",server=on,wait=off",
-		"-device", "virtserialport,chardev=agent,name=" + guest.DefaultPort,
+		"-chardev", "socket,id=agent,path="+agentSocket+",server=on,wait=off",
+		"-device", "virtserialport,chardev=agent,name="+guest.DefaultPort,
 		// mapped-xattr: the guest's owners and modes are attributes, the
 		// host files stay the controller's user's, and a link the guest
 		// makes is a plain file on the host
-		"-fsdev", "local,id=ws,security_model=mapped-xattr,path=" + opt(m.Workspace),
-		"-device", "virtio-9p-pci,fsdev=ws,mount_tag=" + guest.DefaultShare,
-	}
+		"-fsdev", "local,id=ws,security_model=mapped-xattr,path="+opt(m.Workspace),
+		"-device", "virtio-9p-pci,fsdev=ws,mount_tag="+guest.DefaultShare,
+	)
 	if network != backends.NetworkOff {
 		// on: the guest's own route refuses the gateway's address, which
 		// slirp maps to the host's loopback; host: it may reach it

@@ -12,7 +12,10 @@ import (
 )
 
 func TestArgs(t *testing.T) {
-	img := vm.Image{Dir: "/images/tiny", Manifest: vm.Manifest{Kernel: vm.File{File: "vmlinuz"}, Initrd: vm.File{File: "initrd.gz"}, Cmdline: "console=ttyS0"}}
+	img := vm.Image{Dir: "/images/tiny", Manifest: vm.Manifest{Arch: "amd64", Kernel: vm.File{File: "vmlinuz"}, Initrd: vm.File{File: "initrd.gz"}, Cmdline: "console=ttyS0"}}
+	arm := vm.Image{Dir: "/images/arm64-tiny", Manifest: vm.Manifest{Arch: "arm64", Kernel: vm.File{File: "Image"}, Initrd: vm.File{File: "initrd.gz"}, Cmdline: "console=ttyAMA0"}}
+	debian := vm.Image{Dir: "/images/debian", Manifest: vm.Manifest{Arch: "amd64", Kernel: vm.File{File: "vmlinuz"}, Initrd: vm.File{File: "initrd.gz"},
+		RootDisk: &vm.File{File: "rootfs.ext4"}, Cmdline: "console=ttyS0"}}
 	tests := []struct {
 		name    string
 		m       vm.Machine
@@ -30,6 +33,15 @@ func TestArgs(t *testing.T) {
 		// a comma in a path is escaped, never a new option
 		{"comma in the workspace", vm.Machine{Image: img, MemoryMiB: 1024, CPUs: 1, Hostname: "x", Workspace: "/a,b=c"}, "tcg",
 			[][2]string{{"-fsdev", "local,id=ws,security_model=mapped-xattr,path=/a,,b=c"}}, nil, ""},
+		// arm64 has no PC: the generic board, its kernel the Image
+		{"arm64", vm.Machine{Image: arm, MemoryMiB: 1024, CPUs: 2, Hostname: "x", Workspace: "/ws"}, "tcg",
+			[][2]string{{"-machine", "virt"}, {"-cpu", "max"}, {"-kernel", "/images/arm64-tiny/Image"}}, []string{"-drive"}, "console=ttyAMA0"},
+		{"amd64 is a PC", vm.Machine{Image: img, MemoryMiB: 1024, CPUs: 1, Hostname: "x", Workspace: "/ws"}, "tcg",
+			nil, []string{"-machine"}, ""},
+		// a root disk: the overlay on virtio-blk, and the guest told to
+		// switch to it
+		{"root disk", vm.Machine{Image: debian, MemoryMiB: 1024, CPUs: 1, Hostname: "x", Workspace: "/ws"}, "tcg",
+			[][2]string{{"-drive", "if=virtio,format=qcow2,file=disk.qcow2"}}, nil, "sandboxdesk.root=/dev/vda"},
 		{"restore", vm.Machine{Image: img, MemoryMiB: 1024, CPUs: 1, Hostname: "x", Workspace: "/ws", Restore: "checkpoint"}, "tcg",
 			[][2]string{{"-incoming", "exec:cat checkpoint"}}, nil, ""},
 	}

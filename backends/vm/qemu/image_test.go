@@ -26,8 +26,8 @@ func testImages(t testing.TB) string {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the tiny guest image is built for amd64 only")
 	}
-	if _, err := exec.LookPath(systemBinary()); err != nil {
-		t.Skipf("%s is not installed (make deps installs qemu-system-x86)", systemBinary())
+	if _, err := findSystem("amd64"); err != nil {
+		t.Skipf("%v (make deps)", err)
 	}
 	for _, tool := range []string{"apt-get", "dpkg-deb", "busybox"} {
 		if _, err := exec.LookPath(tool); err != nil {

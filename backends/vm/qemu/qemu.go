@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,9 +43,11 @@ const (
 	qemuLog       = "qemu.log"
 )
 
-// Driver runs machines with one QEMU binary.
+// Driver runs machines with QEMU.
 type Driver struct {
-	// Binary is qemu-system-x86_64 (or the path of one).
+	// Binary is the QEMU of this machine's architecture (or the path of
+	// one); an image of another architecture runs under that one's
+	// (qemu-system-aarch64 for arm64), emulated.
 	Binary string
 	// ForceAccel, when set, skips the KVM probe ("tcg" on a host known to have
 	// no working KVM).
@@ -57,14 +60,41 @@ type Driver struct {
 // Find returns a driver for the qemu binary of this machine's
 // architecture, or an error naming the package to install.
 func Find() (*Driver, error) {
-	bin, err := exec.LookPath(systemBinary())
+	bin, err := findSystem(runtime.GOARCH)
 	if err != nil {
-		return nil, fmt.Errorf("%s not found: install the qemu-system-x86 package", systemBinary())
+		return nil, err
 	}
 	return &Driver{Binary: bin}, nil
 }
 
-func systemBinary() string { return "qemu-system-x86_64" }
+// systems are QEMU's emulators by Go architecture, and their Debian
+// packages.
+var systems = map[string]struct{ binary, pkg string }{
+	"amd64": {"qemu-system-x86_64", "qemu-system-x86"},
+	"arm64": {"qemu-system-aarch64", "qemu-system-arm"},
+}
+
+// findSystem finds the QEMU that runs machines of arch.
+func findSystem(arch string) (string, error) {
+	s, ok := systems[arch]
+	if !ok {
+		return "", fmt.Errorf("qemu: no emulator for %s machines", arch)
+	}
+	bin, err := exec.LookPath(s.binary)
+	if err != nil {
+		return "", fmt.Errorf("%s not found: install the %s package", s.binary, s.pkg)
+	}
+	return bin, nil
+}
+
+// binary is the QEMU for an image: the driver's own for this machine's
+// architecture.
+func (d *Driver) binary(img vm.Image) (string, error) {
+	if img.Manifest.Arch == "" || img.Manifest.Arch == runtime.GOARCH {
+		return d.Binary, nil
+	}
+	return findSystem(img.Manifest.Arch)
+}
 
 // Name is "qemu".
 func (d *Driver) Name() string { return "qemu" }
@@ -82,7 +112,8 @@ func (d *Driver) Accel(ctx context.Context, img vm.Image) string {
 		return a
 	}
 	a := "tcg"
-	if kvmWorks(ctx, d.Binary, kernel, 10*time.Second) {
+	// another architecture's machine is only ever emulated
+	if native := img.Manifest.Arch == "" || img.Manifest.Arch == runtime.GOARCH; native && kvmWorks(ctx, d.Binary, kernel, 10*time.Second) {
 		a = "kvm"
 	}
 	if d.accel == nil {
@@ -102,7 +133,11 @@ func (d *Driver) Boot(ctx context.Context, m vm.Machine) (vm.Handle, error) {
 		return nil, fmt.Errorf("qemu: %w", err)
 	}
 	defer log.Close()
-	cmd := exec.Command(d.Binary, Args(m, d.Accel(ctx, m.Image))...)
+	bin, err := d.binary(m.Image)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, Args(m, d.Accel(ctx, m.Image))...)
 	// relative socket and log names: a folder's path may be longer than a
 	// unix socket's
 	cmd.Dir = m.Dir

@@ -18,10 +18,19 @@ func logf(format string, args ...any) {
 }
 
 func main() {
-	if len(os.Args) == 4 && os.Args[1] == "serve" {
-		err := guest.Serve(os.Args[2], os.Args[3], logf)
+	if len(os.Args) == 2 && os.Args[1] == "serve" {
+		cmdline, _ := os.ReadFile("/proc/cmdline")
+		err := guest.Serve(guest.ParseCmdline(string(cmdline)), logf)
 		logf("agent: %v", err)
 		os.Exit(1)
+	}
+	if guest.IsLeaseEvent(os.Args, os.Getenv) {
+		// busybox's DHCP client runs this program as its script
+		if err := guest.Lease(os.Args[1], os.Getenv); err != nil {
+			logf("network: %v", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if os.Getpid() != 1 {
 		logf("is a VM's first process; run it as /init")
@@ -33,7 +42,7 @@ func main() {
 	// orphan, which would steal the exit statuses the agent waits for
 	go func() {
 		for {
-			cmd := exec.Command("/proc/self/exe", "serve", s.Port, s.Share)
+			cmd := exec.Command("/proc/self/exe", "serve")
 			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 			if err := cmd.Start(); err != nil {
 				logf("start agent: %v", err)
