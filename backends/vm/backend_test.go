@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"sandboxdesk/backends"
 	"sandboxdesk/backends/agent"
 	"sandboxdesk/backends/vm/channel"
+	"sandboxdesk/stream"
 )
 
 // fakeDriver "boots" a machine whose agent is served in this process, so
@@ -30,22 +32,28 @@ type fakeDriver struct {
 	mu       sync.Mutex
 	machines map[string]*fakeHandle // by folder
 	booted   []Machine
+	// checkpoints makes Stop try a save first (which the fake fails)
+	checkpoints bool
+	// answer, when set, replaces the agent in every machine booted: the
+	// guest's root speaking on the channel itself
+	answer func(net.Conn)
 }
 
 type fakeHandle struct {
 	mem    int64
+	answer func(net.Conn)
 	exited chan struct{}
 	once   sync.Once
 }
 
-func (d *fakeDriver) CanCheckpoint() bool                 { return false }
+func (d *fakeDriver) CanCheckpoint() bool                 { return d.checkpoints }
 func (d *fakeDriver) Name() string                        { return "fake" }
 func (d *fakeDriver) Accel(context.Context, Image) string { return "tcg" }
 
 func (d *fakeDriver) Boot(_ context.Context, m Machine) (Handle, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	h := &fakeHandle{mem: m.MemoryMiB, exited: make(chan struct{})}
+	h := &fakeHandle{mem: m.MemoryMiB, exited: make(chan struct{}), answer: d.answer}
 	d.machines[m.Dir] = h
 	d.booted = append(d.booted, m)
 	return h, nil
@@ -71,6 +79,18 @@ func (h *fakeHandle) Agent(context.Context) (io.ReadWriteCloser, error) {
 	l, err := channel.Listen(guestEnd)
 	if err != nil {
 		return nil, err
+	}
+	if h.answer != nil {
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				go h.answer(c)
+			}
+		}()
+		return host, nil
 	}
 	srv := &agent.Server{Env: os.Environ(), Ops: map[string]func(agent.Request) int{
 		"poweroff": func(agent.Request) int { go h.end(); return 0 },
@@ -235,6 +255,85 @@ func TestAdoptAndRemove(t *testing.T) {
 	}
 	if obs, _ := b2.Observe(ctx); len(obs) != 0 {
 		t.Errorf("after remove: %+v", obs)
+	}
+}
+
+// TestHostileAgentWords: guest root replaces our agent and answers the
+// controller's requests with a megabyte of escape sequences. What it says
+// reaches a notice (inspect, the window, the person's terminal) as one
+// line of text, never as something a terminal obeys.
+func TestHostileAgentWords(t *testing.T) {
+	b, d, ev, _ := newFake(t)
+	d.checkpoints = true
+	hostile := "\x1b]52;c;cHduZWQ=\x07\x1b]0;pwned\x07\x1b[2J" + strings.Repeat("\x1b[A", 1<<18)
+	d.answer = func(c net.Conn) {
+		defer c.Close()
+		var req agent.Request
+		if json.NewDecoder(c).Decode(&req) != nil {
+			return
+		}
+		if req.Op == "ping" {
+			stream.Write(c, stream.Exit, stream.ExitPayload(0))
+			return
+		}
+		stream.Write(c, stream.Error, []byte(hostile))
+	}
+	ctx := t.Context()
+	if _, err := b.Start(ctx, backends.Spec{ID: "s1", Image: backends.Image{Name: "tiny"}, Workspace: t.TempDir(), MemoryMiB: 1024}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Stop(ctx, "s1", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	said := false
+	for _, e := range ev.got {
+		if strings.Contains(e.Message, "pwned") {
+			said = true
+		}
+		if strings.ContainsAny(e.Message, "\x1b\x07") || len(e.Message) > 1000 {
+			t.Errorf("a notice holds the guest's escapes raw (%d bytes): %.80q", len(e.Message), e.Message)
+		}
+	}
+	if !said {
+		t.Errorf("no notice says what the guest answered: %+v", ev.got)
+	}
+}
+
+// TestHostileImageManifest: a manifest (an image downloaded from a
+// catalogue is no more trusted than its server) whose names hold an
+// escape sequence would have it printed raw by images, inspect and
+// errors. Such an image is refused in one printable line.
+func TestHostileImageManifest(t *testing.T) {
+	good := Manifest{Name: "tiny", Arch: runtime.GOARCH, Flavor: "tiny", Kernel: File{File: "vmlinuz"}, Initrd: File{File: "initrd.gz"}}
+	tests := []struct {
+		name   string
+		change func(*Manifest)
+	}{
+		{"name", func(m *Manifest) { m.Name = "tiny\x1b]0;pwned\x07" }},
+		{"flavor", func(m *Manifest) { m.Flavor = "\x1b[2Jtiny" }},
+		{"kernel file", func(m *Manifest) { m.Kernel.File = "vmlinuz\u009b2J" }},
+		{"root disk file", func(m *Manifest) { m.RootDisk = &File{File: "disk\u202e.raw"} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			m := good
+			tt.change(&m)
+			data, _ := json.Marshal(m)
+			os.MkdirAll(filepath.Join(dir, "img"), 0o755)
+			if err := os.WriteFile(filepath.Join(dir, "img", "manifest.json"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			imgs, err := LoadImages(dir)
+			if err == nil {
+				t.Fatalf("loaded %+v", imgs)
+			}
+			if strings.ContainsAny(err.Error(), "\x1b\x07\u202e\u009b") {
+				t.Errorf("the refusal holds the escape raw: %q", err)
+			}
+		})
 	}
 }
 

@@ -16,7 +16,7 @@ const CheckpointFile = "checkpoint"
 
 // runtimeFiles are what a machine that ended leaves in its folder and a
 // new one makes again; a checkpoint and the record it needs stay.
-var runtimeFiles = []string{"qmp.sock", "agent.sock", "qemu.pid", "qemu.log", ConsoleLog, CheckpointFile + ".tmp"}
+var runtimeFiles = []string{"qmp.sock", "agent.sock", "console.sock", "qemu.pid", "qemu.log", ConsoleLog, CheckpointFile + ".tmp"}
 
 // restorable says whether dir holds a checkpoint of a machine built from
 // img, and returns that machine's record.
@@ -45,7 +45,7 @@ func clearRuntime(dir string) error {
 // machine still runs.
 func (b *Backend) checkpoint(ctx context.Context, m *machine) error {
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	code, err := agent.Call(cctx, m.dial, agent.Request{Op: "release"})
+	code, err := call(cctx, m.dial, agent.Request{Op: "release"})
 	cancel()
 	if err != nil {
 		return fmt.Errorf("the guest did not let go of /workspace: %w", err)
@@ -66,7 +66,7 @@ func (b *Backend) checkpoint(ctx context.Context, m *machine) error {
 func (b *Backend) remount(ctx context.Context, m *machine) error {
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	code, err := agent.Call(cctx, m.dial, agent.Request{Op: "mount"})
+	code, err := call(cctx, m.dial, agent.Request{Op: "mount"})
 	if err == nil && code != 0 {
 		err = errors.New("the guest could not mount it")
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"sandboxdesk/backends"
+	"sandboxdesk/text"
 )
 
 // Image is a guest image on disk: a folder with a manifest naming its
@@ -88,10 +89,21 @@ func loadImage(dir string) (Image, error) {
 	}
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return Image{}, fmt.Errorf("guest image %s: broken manifest: %w", dir, err)
+		return Image{}, fmt.Errorf("guest image %s: broken manifest: %w", text.Printable(dir), err)
 	}
 	if m.Name == "" || m.Kernel.File == "" || m.Initrd.File == "" {
-		return Image{}, fmt.Errorf("guest image %s: the manifest names no kernel or initrd", dir)
+		return Image{}, fmt.Errorf("guest image %s: the manifest names no kernel or initrd", text.Printable(dir))
+	}
+	// the names are shown (images, inspect, errors): an escape sequence in
+	// one would be obeyed by the person's terminal
+	shown := []string{m.Name, m.Arch, m.Flavor, m.Kernel.File, m.Initrd.File}
+	if m.RootDisk != nil {
+		shown = append(shown, m.RootDisk.File)
+	}
+	for _, s := range shown {
+		if text.Printable(s) != s {
+			return Image{}, fmt.Errorf("guest image %s: the manifest's name %q holds a control character", text.Printable(dir), s)
+		}
 	}
 	sum := sha256.Sum256(data)
 	return Image{Dir: dir, Manifest: m, Digest: "sha256:" + hex.EncodeToString(sum[:])}, nil

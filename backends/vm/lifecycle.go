@@ -32,7 +32,7 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 		b.tell(ctx, backends.Event{ID: id, Message: "stopped cold, without a checkpoint: " + err.Error()})
 	}
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	_, err := agent.Call(cctx, m.dial, agent.Request{Op: "poweroff", GraceMs: grace.Milliseconds()})
+	_, err := call(cctx, m.dial, agent.Request{Op: "poweroff", GraceMs: grace.Milliseconds()})
 	cancel()
 	if err == nil {
 		select {

@@ -93,7 +93,7 @@ func (m *machine) connect(ctx context.Context) (*channel.Client, error) {
 			return nil, err
 		}
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		_, last = agent.Call(pctx, c.Dial, agent.Request{Op: "ping"})
+		_, last = call(pctx, c.Dial, agent.Request{Op: "ping"})
 		cancel()
 		if last == nil {
 			return c, nil

@@ -7,6 +7,9 @@ package channel
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"time"
@@ -58,9 +61,10 @@ func (l *Listener) Done() <-chan struct{} { return l.s.CloseChan() }
 // Client is the host's end.
 type Client struct{ s *yamux.Session }
 
-// NewClient speaks the host's end over rwc.
+// NewClient speaks the host's end over rwc. What the guest sends is
+// checked frame by frame before yamux reads it (see guestFrames).
 func NewClient(rwc io.ReadWriteCloser) (*Client, error) {
-	s, err := yamux.Client(rwc, config())
+	s, err := yamux.Client(&guestFrames{ReadWriteCloser: rwc}, config())
 	if err != nil {
 		return nil, err
 	}
@@ -91,3 +95,58 @@ func (c *Client) Close() error { return c.s.Close() }
 type conn struct{ *yamux.Stream }
 
 func (c conn) CloseWrite() error { return c.Stream.Close() }
+
+// yamux's frame header: version, type, flags, stream, length.
+const (
+	headerSize = 12
+	typeData   = 0
+	typePing   = 2
+	flagSYN    = 1
+)
+
+// errGuestFrame ends a channel whose guest sent what our agent never sends.
+var errGuestFrame = errors.New("the guest broke the channel's protocol")
+
+// guestFrames is the guest's side of the channel as the host reads it.
+// The guest is hostile and may speak yamux itself. Two frames our agent
+// never sends cost the host without bound: a ping, which yamux answers
+// from a goroutine of its own that waits (up to the write timeout) while
+// the guest reads nothing, so a flood of pings is a flood of goroutines;
+// and a stream the guest opens, which the host never accepts. Either one
+// ends the channel; the next exec connects again.
+type guestFrames struct {
+	io.ReadWriteCloser
+	hdr     [headerSize]byte
+	pending []byte // of hdr, not yet handed to yamux
+	body    uint32 // payload of the current data frame still to pass
+}
+
+func (g *guestFrames) Read(p []byte) (int, error) {
+	if len(g.pending) == 0 && g.body == 0 {
+		if _, err := io.ReadFull(g.ReadWriteCloser, g.hdr[:]); err != nil {
+			return 0, err
+		}
+		typ, flags := g.hdr[1], binary.BigEndian.Uint16(g.hdr[2:])
+		if flags&flagSYN != 0 {
+			if typ == typePing {
+				return 0, fmt.Errorf("%w: it pinged", errGuestFrame)
+			}
+			return 0, fmt.Errorf("%w: it opened a stream", errGuestFrame)
+		}
+		g.pending = g.hdr[:]
+		if typ == typeData {
+			g.body = binary.BigEndian.Uint32(g.hdr[8:])
+		}
+	}
+	if len(g.pending) > 0 {
+		n := copy(p, g.pending)
+		g.pending = g.pending[n:]
+		return n, nil
+	}
+	if uint32(len(p)) > g.body {
+		p = p[:g.body]
+	}
+	n, err := g.ReadWriteCloser.Read(p)
+	g.body -= uint32(n)
+	return n, err
+}

@@ -6,8 +6,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -72,5 +74,57 @@ func TestLargeOutputIntactOverTheChannel(t *testing.T) {
 	want := sha256.Sum256(bytes.Repeat([]byte("y"), 10<<20))
 	if !bytes.Equal(h.Sum(nil), want[:]) {
 		t.Error("10 MiB of output arrived changed")
+	}
+}
+
+// TestHostileChannelGuestFrames: guest root can kill our agent and speak yamux
+// on the port itself. A flood of pings (each answered by a goroutine of
+// the host's that waits while the guest reads nothing) or of streams the
+// guest opens must end the channel, not grow the controller.
+func TestHostileChannelGuestFrames(t *testing.T) {
+	frame := func(typ byte, flags uint16, stream uint32) []byte {
+		h := make([]byte, 12)
+		h[1] = typ
+		binary.BigEndian.PutUint16(h[2:], flags)
+		binary.BigEndian.PutUint32(h[4:], stream)
+		return h
+	}
+	tests := []struct {
+		name  string
+		frame []byte
+	}{
+		{"ping flood", frame(2, 1, 0)},
+		{"streams the guest opens", frame(1, 1, 2)},
+		{"data on a stream the guest opens", frame(0, 1, 4)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			host, guest := net.Pipe()
+			before := runtime.NumGoroutine()
+			c, err := NewClient(host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			// the guest writes and never reads what the host answers
+			const n = 5000
+			sent := 0
+			for range n {
+				if _, err := guest.Write(tt.frame); err != nil {
+					break
+				}
+				sent++
+			}
+			if !c.Closed() {
+				t.Error("the channel still runs after the guest broke its protocol")
+			}
+			if sent == n {
+				t.Errorf("the host read all %d frames the agent never sends", n)
+			}
+			if grown := runtime.NumGoroutine() - before; grown > 100 {
+				t.Errorf("the host holds %d more goroutines after %d frames", grown, sent)
+			}
+			guest.Close()
+		})
 	}
 }

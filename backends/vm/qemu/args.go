@@ -53,7 +53,10 @@ func Args(m vm.Machine, accel string) []string {
 		"-kernel", opt(m.Image.Path(m.Image.Manifest.Kernel)),
 		"-initrd", opt(m.Image.Path(m.Image.Manifest.Initrd)),
 		"-append", cmdline,
-		"-serial", "file:"+vm.ConsoleLog,
+		// the console goes to the controller, which keeps its first
+		// consoleCap bytes in the console log (see keepConsole)
+		"-chardev", "socket,id=console,path="+consoleSocket+",server=on,wait=off",
+		"-serial", "chardev:console",
 		"-pidfile", pidFile,
 		"-qmp", "unix:"+qmpSocket+",server=on,wait=off",
 		"-device", "virtio-serial-pci",

@@ -36,10 +36,11 @@ import (
 
 // Files in a machine's folder.
 const (
-	qmpSocket   = "qmp.sock"
-	agentSocket = "agent.sock"
-	pidFile     = "qemu.pid"
-	qemuLog     = "qemu.log"
+	qmpSocket     = "qmp.sock"
+	agentSocket   = "agent.sock"
+	consoleSocket = "console.sock"
+	pidFile       = "qemu.pid"
+	qemuLog       = "qemu.log"
 )
 
 // Driver runs machines with QEMU.
@@ -156,6 +157,7 @@ func (d *Driver) Boot(ctx context.Context, m vm.Machine) (vm.Handle, error) {
 		return nil, fmt.Errorf("qemu did not start: %w: %s", err, tail(filepath.Join(m.Dir, qemuLog)))
 	}
 	h := newHandle(m.Dir, q, cmd.Process.Pid, exited)
+	h.keepConsole(ctx)
 	if m.Restore != "" {
 		if err := h.waitRunning(ctx); err != nil {
 			h.Kill(context.WithoutCancel(ctx))
@@ -180,7 +182,9 @@ func (d *Driver) Attach(ctx context.Context, dir string) (vm.Handle, error) {
 		return nil, vm.ErrGone
 	}
 	pid, _ := readPid(dir)
-	return newHandle(dir, q, pid, nil), nil
+	h := newHandle(dir, q, pid, nil)
+	h.keepConsole(ctx)
+	return h, nil
 }
 
 // connectQMP waits for QEMU's QMP socket and connects.
@@ -233,11 +237,12 @@ func tail(path string) string {
 
 // handle is one running QEMU.
 type handle struct {
-	dir    string
-	q      *qmp
-	pid    int
-	exited chan struct{}
-	once   sync.Once
+	dir     string
+	q       *qmp
+	pid     int
+	exited  chan struct{}
+	once    sync.Once
+	console net.Conn // nil when it could not be reached
 }
 
 // newHandle watches for the machine's end: its own process when this
@@ -300,7 +305,50 @@ func isQEMUIn(pid int, dir string) bool {
 	return err == nil && cwd == dir
 }
 
-func (h *handle) Close() error { return h.q.close() }
+func (h *handle) Close() error {
+	if h.console != nil {
+		h.console.Close()
+	}
+	return h.q.close()
+}
+
+// consoleCap bounds a machine's console log.
+const consoleCap = 1 << 20
+
+// keepConsole copies the guest's console into the console log, up to
+// consoleCap bytes. The guest's root can write to its console without
+// end, and QEMU, writing a file itself, filled the host's disk at the
+// guest's pace; so QEMU serves the console on a socket (dropping what is
+// written while no controller listens) and the controller keeps the
+// beginning, which says how the machine booted, and drops the rest.
+func (h *handle) keepConsole(ctx context.Context) {
+	conn, err := dialIn(ctx, h.dir, consoleSocket)
+	if err != nil {
+		return // a machine without a console log still runs
+	}
+	h.console = conn
+	go func() {
+		defer conn.Close()
+		f, err := os.OpenFile(filepath.Join(h.dir, vm.ConsoleLog), os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			io.Copy(io.Discard, conn)
+			return
+		}
+		defer f.Close()
+		var kept int64
+		if st, err := f.Stat(); err == nil {
+			kept = st.Size() // an adopted machine's log goes on
+		}
+		if kept < consoleCap {
+			n, _ := io.CopyN(f, conn, consoleCap-kept)
+			if kept+n < consoleCap {
+				return // the machine ended, or this controller let go
+			}
+			fmt.Fprintf(f, "\n[sandboxdesk: the console log stops at %d MiB; the rest is dropped]\n", consoleCap>>20)
+		}
+		io.Copy(io.Discard, conn)
+	}()
+}
 
 // waitRunning waits for a restored machine's state to be loaded.
 func (h *handle) waitRunning(ctx context.Context) error {
