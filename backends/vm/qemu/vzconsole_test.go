@@ -43,7 +43,7 @@ func TestGuestBootsOnVzConsole(t *testing.T) {
 	defer cancel()
 	// KVM where it really boots this kernel here, as the driver decides
 	accel := d.Accel(ctx, vm.Image{Dir: built, Manifest: m})
-	cmd := exec.CommandContext(ctx, systemBinary(), "-machine", "q35", "-accel", accel, "-m", "512",
+	cmd := exec.CommandContext(ctx, d.Binary, "-machine", "q35", "-accel", accel, "-m", "512",
 		"-display", "none", "-monitor", "none", "-serial", "none", "-no-reboot",
 		"-kernel", filepath.Join(built, "vmlinuz"), "-initrd", filepath.Join(built, "initrd.gz"), "-append", cmdline,
 		"-device", "virtio-serial-pci", "-chardev", "file,id=hvc,path="+hvc, "-device", "virtconsole,chardev=hvc")
