@@ -22,7 +22,9 @@ const ModuleOrder = "/lib/modules/sandboxdesk.order"
 // workspace. A step that fails is logged and the others still run, so the
 // console tells what is wrong while the agent can still answer.
 func Setup(log func(string, ...any)) Settings {
-	mountKernelFS(log, "/proc", "/sys", "/dev")
+	// /run first: the network's lease is written there, and it moves
+	// with the kernel's file systems onto a root disk
+	mountKernelFS(log, "/proc", "/sys", "/dev", "/run")
 	if err := loadModules(ModuleOrder); err != nil {
 		log("modules: %v", err)
 	}
@@ -48,7 +50,7 @@ func Setup(log func(string, ...any)) Settings {
 			log("root disk %s: %v; staying in the initrd", s.Root, err)
 		}
 	}
-	mountKernelFS(log, "/dev/pts", "/tmp", "/run")
+	mountKernelFS(log, "/dev/pts", "/tmp")
 	os.Symlink("/proc/self/fd", "/dev/fd")
 	os.WriteFile("/etc/hostname", []byte(s.Hostname+"\n"), 0o644)
 	// written by the init, in the root its commands will see
@@ -110,7 +112,7 @@ func switchRoot(dev string) error {
 	if err != nil {
 		return fmt.Errorf("mount: %w", err)
 	}
-	for _, dir := range []string{"/proc", "/sys", "/dev"} {
+	for _, dir := range []string{"/proc", "/sys", "/dev", "/run"} {
 		target := sysroot + dir
 		os.MkdirAll(target, 0o755)
 		if err := unix.Mount(dir, target, "", unix.MS_MOVE, ""); err != nil {
