@@ -8,12 +8,14 @@
 #   the tarball: install.sh --prefix into a temp folder, the same checks
 #     of the command line and the entry, then its uninstall.sh leaves the
 #     folder as it was.
+#   and first, that apt upgrades from each build's .deb to the next.
 #   sh packaging/linux/check.sh DEB TARBALL SCREENSHOT VERSION
 set -eu
 DEB=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 TARBALL=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 SHOT=$3 VERSION=$4
 ID=dev.sandboxdesk.app
+sh "$(dirname "$0")/debversion_check.sh"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "package-linux-check: skipped: installing a .deb needs root" >&2
 	exit 0
