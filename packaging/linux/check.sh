@@ -103,14 +103,15 @@ fi
 say "dpkg -r and --purge left no file behind"
 
 # the tarball, into a prefix that already holds a file of someone else's
-prefix="$WORK/prefix"
+# with a space and a letter beyond ASCII, as in a user's "My Apps"
+prefix="$WORK/my äpps"
 mkdir -p "$prefix/share/applications" "$WORK/x"
 echo keep >"$prefix/share/applications/other.desktop"
 (cd "$prefix" && find . | sort) >"$WORK/before"
 tar -C "$WORK/x" -xJf "$TARBALL"
 sh "$WORK"/x/*/install.sh --prefix "$prefix" >"$WORK/install.log" 2>&1 || fail "install.sh --prefix: $(cat "$WORK/install.log")"
 check_install "$prefix" "$prefix/bin/sandboxdesk"
-grep -qx "Exec=$prefix/bin/sandboxdesk" "$prefix/share/applications/$ID.desktop" || fail "the installed entry does not start $prefix/bin/sandboxdesk"
+grep -qxF "Exec=\"$prefix/bin/sandboxdesk\"" "$prefix/share/applications/$ID.desktop" || fail "the installed entry does not start $prefix/bin/sandboxdesk"
 sh "$prefix/lib/sandboxdesk/uninstall.sh" >"$WORK/install.log" 2>&1 || fail "uninstall.sh: $(cat "$WORK/install.log")"
 (cd "$prefix" && find . | sort) >"$WORK/after"
 cmp -s "$WORK/before" "$WORK/after" || fail "after uninstall.sh the prefix differs: $(diff "$WORK/before" "$WORK/after" | head -20)"
