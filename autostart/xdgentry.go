@@ -24,6 +24,11 @@ func xdgEntry(name, exe string) ([]byte, error) {
 	fmt.Fprintf(&b, "Name=%s\n", escapeString(name))
 	fmt.Fprintf(&b, "Comment=Opens %s when you log in\n", escapeString(name))
 	fmt.Fprintf(&b, "Exec=%s\n", escapeString(quoteArg(exe)))
+	// the autostart spec skips an entry whose TryExec is gone: once the
+	// package is removed the entry stays in the user's folder (a package
+	// does not touch home folders), and without this key each login
+	// would try to start a program that is no longer there
+	fmt.Fprintf(&b, "TryExec=%s\n", escapeString(exe))
 	b.WriteString("Icon=sandboxdesk\n")
 	b.WriteString("Terminal=false\n")
 	// GNOME's Startup Applications turns an entry off with this key

@@ -24,7 +24,7 @@ func TestXDGEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	// the string escape doubles the backslash the quoting put there
-	for _, line := range []string{"[Desktop Entry]", "Type=Application", "Name=sandboxdesk", `Exec="/opt/my apps\\\\x/sandboxdesk-app"`, "Terminal=false"} {
+	for _, line := range []string{"[Desktop Entry]", "Type=Application", "Name=sandboxdesk", `Exec="/opt/my apps\\\\x/sandboxdesk-app"`, `TryExec=/opt/my apps\\x/sandboxdesk-app`, "Terminal=false"} {
 		if !strings.Contains(string(got), line+"\n") {
 			t.Errorf("no line %s in\n%s", line, got)
 		}

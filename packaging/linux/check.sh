@@ -8,12 +8,14 @@
 #   the tarball: install.sh --prefix into a temp folder, the same checks
 #     of the command line and the entry, then its uninstall.sh leaves the
 #     folder as it was.
+#   and first, that apt upgrades from each build's .deb to the next.
 #   sh packaging/linux/check.sh DEB TARBALL SCREENSHOT VERSION
 set -eu
 DEB=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 TARBALL=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 SHOT=$3 VERSION=$4
 ID=dev.sandboxdesk.app
+sh "$(dirname "$0")/debversion_check.sh"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "package-linux-check: skipped: installing a .deb needs root" >&2
 	exit 0
@@ -101,14 +103,15 @@ fi
 say "dpkg -r and --purge left no file behind"
 
 # the tarball, into a prefix that already holds a file of someone else's
-prefix="$WORK/prefix"
+# with a space and a letter beyond ASCII, as in a user's "My Apps"
+prefix="$WORK/my äpps"
 mkdir -p "$prefix/share/applications" "$WORK/x"
 echo keep >"$prefix/share/applications/other.desktop"
 (cd "$prefix" && find . | sort) >"$WORK/before"
 tar -C "$WORK/x" -xJf "$TARBALL"
 sh "$WORK"/x/*/install.sh --prefix "$prefix" >"$WORK/install.log" 2>&1 || fail "install.sh --prefix: $(cat "$WORK/install.log")"
 check_install "$prefix" "$prefix/bin/sandboxdesk"
-grep -qx "Exec=$prefix/bin/sandboxdesk" "$prefix/share/applications/$ID.desktop" || fail "the installed entry does not start $prefix/bin/sandboxdesk"
+grep -qxF "Exec=\"$prefix/bin/sandboxdesk\"" "$prefix/share/applications/$ID.desktop" || fail "the installed entry does not start $prefix/bin/sandboxdesk"
 sh "$prefix/lib/sandboxdesk/uninstall.sh" >"$WORK/install.log" 2>&1 || fail "uninstall.sh: $(cat "$WORK/install.log")"
 (cd "$prefix" && find . | sort) >"$WORK/after"
 cmp -s "$WORK/before" "$WORK/after" || fail "after uninstall.sh the prefix differs: $(diff "$WORK/before" "$WORK/after" | head -20)"

@@ -28,10 +28,12 @@ case "$prefix" in
 /*) ;;
 *) prefix=$(pwd)/$prefix ;;
 esac
-# the prefix goes into the menu entry's Exec line: keep it to characters
-# that need no quoting there
+# the prefix goes into the menu entry's Exec line, in double quotes when
+# it holds a space or another letter the line reserves; there " ` $ \ and
+# % would each need an escape of their own, and a newline ends the line
 case "$prefix" in
-*[!A-Za-z0-9/._+-]*) echo "install.sh: choose a prefix of letters, digits and / . _ + - only (not $prefix)" >&2; exit 2 ;;
+*[\"\`\$\\%]* | *"
+"*) echo "install.sh: choose a prefix without \" \` \$ \\ % or a line break (not $prefix)" >&2; exit 2 ;;
 esac
 lib="$prefix/lib/sandboxdesk"
 manifest="$lib/installed"
@@ -71,7 +73,12 @@ done
 done
 # the menu entry starts this install, wherever PATH points
 entry=share/applications/dev.sandboxdesk.app.desktop
-sed -i "s|^Exec=.*|Exec=$prefix/bin/sandboxdesk|" "$prefix/$entry"
+exe="$prefix/bin/sandboxdesk"
+case "$exe" in
+*[!A-Za-z0-9/._+-]*) exe="\"$exe\"" ;;
+esac
+# | and & mean something to sed's replacement
+sed -i "s|^Exec=.*|Exec=$(printf '%s' "$exe" | sed 's/[|&]/\\&/g')|" "$prefix/$entry"
 cat >"$lib/uninstall.sh" <<UNINSTALL
 #!/bin/sh
 # removes the sandboxdesk installed under $prefix

@@ -19,17 +19,10 @@ for b in sandboxdesk sandboxdesk-app sandboxdesk-agent; do
 	[ -x "$BINDIR/$b" ] || { echo "package-linux: $BINDIR/$b is missing (make build)" >&2; exit 1; }
 done
 
-# Debian wants a version that starts with a digit and, with no revision,
-# holds no hyphen: the tag v1.2.0 is 1.2.0, v1.2.0-3-gabc1234-dirty
-# between tags is 1.2.0+3.gabc1234.dirty; anything else (a bare commit,
-# which may start with a digit, or dev) is 0.0.0+ itself
-debversion() {
-	case "$1" in
-	v[0-9]*.*) echo "${1#v}" | sed -e 's/-/+/' -e 's/-/./g' ;;
-	*) echo "0.0.0+$(echo "$1" | tr -c 'A-Za-z0-9.\n' '.')" ;;
-	esac
-}
-DEBVERSION=$(debversion "$VERSION")
+# the Debian version orders the builds for apt; untagged builds by their
+# number of commits
+commits=$(git -C "$TOP" rev-list --count HEAD 2>/dev/null || echo 0)
+DEBVERSION=$(sh "$HERE/debversion.sh" "$VERSION" "$commits")
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
