@@ -56,17 +56,47 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 			return err
 		}
 		wg.Add(1)
+		served := make(chan struct{})
 		go func() {
 			defer wg.Done()
 			defer conn.Close()
+			defer close(served)
 			s.serveConn(ctx, conn)
 		}()
+		go closeAtEnd(ctx, conn, served)
 	}
 }
+
+// closeAtEnd ends conn once ctx ends, so no client can keep the
+// controller from stopping: an idle connection is woken at once (its
+// reader's deadline passes), and one that still has a reply in flight
+// (the quit that ended ctx, say) or that will not read what is written to
+// it is closed after shutdownGrace.
+func closeAtEnd(ctx context.Context, conn net.Conn, served <-chan struct{}) {
+	select {
+	case <-served:
+		return
+	case <-ctx.Done():
+	}
+	conn.SetReadDeadline(time.Now())
+	select {
+	case <-served:
+	case <-time.After(shutdownGrace):
+		conn.Close()
+	}
+}
+
+// shutdownGrace bounds how long a connection outlives the end of Serve's
+// context.
+const shutdownGrace = 5 * time.Second
 
 func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 	br := bufio.NewReaderSize(conn, 64<<10)
 	for {
+		// handle clears the read deadline closeAtEnd may have set
+		if ctx.Err() != nil {
+			return
+		}
 		line, err := readLine(br)
 		if errors.Is(err, errTooLong) {
 			writeReply(conn, nil, ipc.Errorf(ipc.ErrInvalid, "message over %d bytes", ipc.MaxMessage))
