@@ -44,17 +44,33 @@ func Listen(path string) (net.Listener, error) {
 
 // Serve accepts connections until l is closed or ctx ends.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
-	go func() { <-ctx.Done(); l.Close() }()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	// whatever ends Serve ends every connection too (closeAtEnd), or the
+	// wait above would last as long as the most stubborn client
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { <-ctx.Done(); l.Close() }()
+	backoff := time.Duration(0)
 	for {
 		conn, err := l.Accept()
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				return nil
 			}
-			return err
+			// out of file handles (a client holding thousands of
+			// connections, say) passes: refusing new clients for a moment
+			// beats a controller that stops answering for good
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.log().Warn("accept a connection", "err", err, "retry in", backoff)
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+				return nil
+			}
+			continue
 		}
+		backoff = 0
 		wg.Add(1)
 		served := make(chan struct{})
 		go func() {
@@ -118,7 +134,7 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 			s.exec(ctx, conn, br, r)
 			return
 		case ipc.SubscribeRequest:
-			s.subscribe(ctx, conn)
+			s.subscribe(ctx, conn, br)
 			return
 		case ipc.HelloRequest:
 			if writeReply(conn, ipc.NewHello(), nil) != nil {
@@ -189,12 +205,21 @@ func (s *Server) exec(ctx context.Context, conn net.Conn, br *bufio.Reader, r ip
 // command's last frame.
 const lingerAfterExit = 5 * time.Second
 
-func (s *Server) subscribe(ctx context.Context, conn net.Conn) {
+func (s *Server) subscribe(ctx context.Context, conn net.Conn, br *bufio.Reader) {
 	events, stop := s.Handler.Subscribe()
 	defer stop()
 	if writeReply(conn, ipc.Empty{}, nil) != nil {
 		return
 	}
+	// a subscriber sends nothing more; its read ending means it hung up
+	// (or Serve is ending), and its subscription goes with it at once,
+	// not at the next event, which may be hours away
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		io.Copy(io.Discard, br)
+		cancel()
+	}()
 	enc := json.NewEncoder(conn)
 	for {
 		select {
@@ -206,6 +231,13 @@ func (s *Server) subscribe(ctx context.Context, conn net.Conn) {
 			return
 		}
 	}
+}
+
+func (s *Server) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
 }
 
 var errTooLong = errors.New("line too long")
