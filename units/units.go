@@ -12,6 +12,7 @@ package units
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -170,8 +171,10 @@ func (s Size) Exact() string {
 
 // FormatMiB prints a MiB count the way String prints a Size.
 func FormatMiB(mib int64) string {
-	if mib == 0 {
-		return "0 MiB"
+	// a count of MiB too large (or small) for a byte Size would wrap, and a
+	// refusal would then quote a value the client never sent
+	if mib == 0 || mib > math.MaxInt64/int64(MiB) || mib < math.MinInt64/int64(MiB) {
+		return strconv.FormatInt(mib, 10) + " MiB"
 	}
 	return (Size(mib) * MiB).String()
 }

@@ -75,8 +75,19 @@ func TestSizeString(t *testing.T) {
 			t.Errorf("Size(%d).String() = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	if got := FormatMiB(4096); got != "4 GiB" {
-		t.Errorf("FormatMiB(4096) = %q", got)
+	for _, tt := range []struct {
+		mib  int64
+		want string
+	}{
+		{4096, "4 GiB"},
+		{0, "0 MiB"},
+		// from a hostile request: 2^44+512 MiB once wrapped to 512 MiB
+		{17592186044928, "17592186044928 MiB"},
+		{-17592186044928, "-17592186044928 MiB"},
+	} {
+		if got := FormatMiB(tt.mib); got != tt.want {
+			t.Errorf("FormatMiB(%d) = %q, want %q", tt.mib, got, tt.want)
+		}
 	}
 }
 

@@ -44,29 +44,75 @@ func Listen(path string) (net.Listener, error) {
 
 // Serve accepts connections until l is closed or ctx ends.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
-	go func() { <-ctx.Done(); l.Close() }()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	// whatever ends Serve ends every connection too (closeAtEnd), or the
+	// wait above would last as long as the most stubborn client
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { <-ctx.Done(); l.Close() }()
+	backoff := time.Duration(0)
 	for {
 		conn, err := l.Accept()
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				return nil
 			}
-			return err
+			// out of file handles (a client holding thousands of
+			// connections, say) passes: refusing new clients for a moment
+			// beats a controller that stops answering for good
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.log().Warn("accept a connection", "err", err, "retry in", backoff)
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+				return nil
+			}
+			continue
 		}
+		backoff = 0
 		wg.Add(1)
+		served := make(chan struct{})
 		go func() {
 			defer wg.Done()
 			defer conn.Close()
+			defer close(served)
 			s.serveConn(ctx, conn)
 		}()
+		go closeAtEnd(ctx, conn, served)
 	}
 }
+
+// closeAtEnd ends conn once ctx ends, so no client can keep the
+// controller from stopping: an idle connection is woken at once (its
+// reader's deadline passes), and one that still has a reply in flight
+// (the quit that ended ctx, say) or that will not read what is written to
+// it is closed after shutdownGrace.
+func closeAtEnd(ctx context.Context, conn net.Conn, served <-chan struct{}) {
+	select {
+	case <-served:
+		return
+	case <-ctx.Done():
+	}
+	conn.SetReadDeadline(time.Now())
+	select {
+	case <-served:
+	case <-time.After(shutdownGrace):
+		conn.Close()
+	}
+}
+
+// shutdownGrace bounds how long a connection outlives the end of Serve's
+// context.
+const shutdownGrace = 5 * time.Second
 
 func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 	br := bufio.NewReaderSize(conn, 64<<10)
 	for {
+		// handle clears the read deadline closeAtEnd may have set
+		if ctx.Err() != nil {
+			return
+		}
 		line, err := readLine(br)
 		if errors.Is(err, errTooLong) {
 			writeReply(conn, nil, ipc.Errorf(ipc.ErrInvalid, "message over %d bytes", ipc.MaxMessage))
@@ -88,7 +134,7 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 			s.exec(ctx, conn, br, r)
 			return
 		case ipc.SubscribeRequest:
-			s.subscribe(ctx, conn)
+			s.subscribe(ctx, conn, br)
 			return
 		case ipc.HelloRequest:
 			if writeReply(conn, ipc.NewHello(), nil) != nil {
@@ -163,12 +209,21 @@ func (s *Server) exec(ctx context.Context, conn net.Conn, br *bufio.Reader, r ip
 // command's last frame.
 const lingerAfterExit = 5 * time.Second
 
-func (s *Server) subscribe(ctx context.Context, conn net.Conn) {
+func (s *Server) subscribe(ctx context.Context, conn net.Conn, br *bufio.Reader) {
 	events, stop := s.Handler.Subscribe()
 	defer stop()
 	if writeReply(conn, ipc.Empty{}, nil) != nil {
 		return
 	}
+	// a subscriber sends nothing more; its read ending means it hung up
+	// (or Serve is ending), and its subscription goes with it at once,
+	// not at the next event, which may be hours away
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		io.Copy(io.Discard, br)
+		cancel()
+	}()
 	enc := json.NewEncoder(conn)
 	for {
 		select {
@@ -180,6 +235,13 @@ func (s *Server) subscribe(ctx context.Context, conn net.Conn) {
 			return
 		}
 	}
+}
+
+func (s *Server) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
 }
 
 var errTooLong = errors.New("line too long")
