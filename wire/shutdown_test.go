@@ -32,12 +32,12 @@ func TestHostileIdleClientsDoNotHoldShutdown(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- (&Server{Handler: h}).Serve(ctx, l) }()
 
-	idle, err := net.Dial("unix", path)
+	idle, err := dialLocal(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer idle.Close()
-	stalled, err := net.Dial("unix", path)
+	stalled, err := dialLocal(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestHostileSubscriberThatLeavesIsReleased(t *testing.T) {
 	go func() { (&Server{Handler: h}).Serve(ctx, l); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	conn, err := net.Dial("unix", path)
+	conn, err := dialLocal(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
