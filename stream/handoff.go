@@ -70,6 +70,12 @@ func (s *Session) HandOver(ctx context.Context, conn net.Conn) (handed bool, cod
 		return true, -1, fmt.Errorf("hand the command's connection over: %w", err)
 	}
 	code, err = s.outcome(ctx)
+	if err != nil {
+		// the end of the exec here (a stop, the client gone) is the
+		// command's: shut down the connection the client holds too, now,
+		// before its holder here closes it
+		shutdown(conn)
+	}
 	return true, code, err
 }
 
