@@ -128,6 +128,15 @@ func (s *Session) outcome(ctx context.Context) (int, error) {
 	}
 }
 
+// NotAnsweredError is a server that streamed at once instead of answering
+// a handoff: one older than the feature. Read is what was taken of its
+// stream, to be read again before the rest.
+type NotAnsweredError struct{ Read []byte }
+
+func (e *NotAnsweredError) Error() string {
+	return fmt.Sprintf("stream: the server did not answer the handoff (frame %d first)", e.Read[0])
+}
+
 // readHandoff reads the Handoff frame from r, which must come first; into
 // frame when given (its last byte says whether a connection came).
 func readHandoff(r io.Reader, frame []byte) error {
@@ -139,7 +148,7 @@ func readHandoff(r io.Reader, frame []byte) error {
 		return fmt.Errorf("connection lost: %w", err)
 	}
 	if frame[0] != Handoff || binary.BigEndian.Uint32(frame[1:5]) != 1 {
-		return fmt.Errorf("stream: the server did not answer the handoff (frame %d first)", frame[0])
+		return &NotAnsweredError{Read: append([]byte(nil), frame[:6]...)}
 	}
 	if frame[5] > 1 {
 		return fmt.Errorf("stream: bad handoff frame")

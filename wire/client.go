@@ -2,10 +2,12 @@ package wire
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"path/filepath"
 	"reflect"
@@ -248,6 +250,12 @@ func execHandedOver(ctx context.Context, conn net.Conn, line []byte, cio stream.
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	agentConn, err := stream.ReceiveConn(conn)
+	var older *stream.NotAnsweredError
+	if errors.As(err, &older) && cio.Stdin == nil {
+		// a controller from before the handoff streams as it always did
+		// (a client with input asked it first, see handoff)
+		return stream.Attach(ctx, conn, bufio.NewReader(io.MultiReader(bytes.NewReader(older.Read), conn)), cio)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return -1, ctx.Err()

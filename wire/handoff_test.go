@@ -227,3 +227,29 @@ func TestExecWithoutHandoffAsks(t *testing.T) {
 	default:
 	}
 }
+
+func TestExecHandoffFromAnOlderController(t *testing.T) {
+	// a controller from before the handoff ignores the field and streams
+	path := filepath.Join(t.TempDir(), SocketName)
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		conn, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		bufio.NewReader(conn).ReadBytes('\n')
+		stream.Write(conn, stream.Stdout, []byte("hi"))
+		stream.Write(conn, stream.Exit, stream.ExitPayload(4))
+		io.Copy(io.Discard, conn)
+	}()
+	var out strings.Builder
+	code, err := (&SocketClient{Path: path}).Exec(t.Context(), ipc.ExecRequest{Args: []string{"x"}}, stream.IO{Stdout: &out})
+	if err != nil || code != 4 || out.String() != "hi" {
+		t.Errorf("exec: %d, %v, %q", code, err, out.String())
+	}
+}
