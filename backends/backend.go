@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"syscall"
 	"time"
 
@@ -159,6 +160,9 @@ type ExecRequest struct {
 	// Resizes then carries the size's changes.
 	TTY     *stream.Size
 	Resizes <-chan stream.Size
+	// HandOver, when set, may take the backend's connection to the
+	// command once the command is asked for (see stream.IO).
+	HandOver func(ctx context.Context, conn net.Conn) (handed bool, code int, err error)
 }
 
 // Errors a backend returns, checked with errors.Is.

@@ -110,7 +110,7 @@ func (s *Service) remove(ctx context.Context, r ipc.RemoveRequest) (ipc.RemoveRe
 // Exec runs a command in a sandbox for a client.
 func (s *Service) Exec(ctx context.Context, r ipc.ExecRequest, cio stream.IO) (int, error) {
 	return s.C.Exec(ctx, r.Ref, backends.ExecRequest{Args: r.Args, Env: r.Env, Dir: r.Dir, TTY: r.TTY,
-		Stdin: cio.Stdin, Stdout: cio.Stdout, Stderr: cio.Stderr, Signals: cio.Signals, Resizes: cio.Resizes})
+		Stdin: cio.Stdin, Stdout: cio.Stdout, Stderr: cio.Stderr, Signals: cio.Signals, Resizes: cio.Resizes, HandOver: cio.HandOver})
 }
 
 // Subscribe streams the controller's events.

@@ -94,6 +94,14 @@ func (c *Controller) Exec(ctx context.Context, ref ipc.Ref, req backends.ExecReq
 	if err != nil {
 		return -1, err
 	}
+	if _, ok := b.(handsOver); !ok && req.HandOver != nil {
+		// the client asked for the agent's connection; this backend's
+		// commands stream through here, which it hears before they start
+		if _, _, err := req.HandOver(ctx, nil); err != nil {
+			return -1, err
+		}
+		req.HandOver = nil
+	}
 	c.touch(ctx, full, +1)
 	defer c.touch(ctx, full, -1)
 	code, err := b.Exec(ctx, r.ID, req)
@@ -106,6 +114,10 @@ func (c *Controller) Exec(ctx context.Context, ref ipc.Ref, req backends.ExecReq
 	}
 	return code, err
 }
+
+// handsOver is a backend whose Exec offers its connection to the command
+// to req.HandOver.
+type handsOver interface{ HandsOver() }
 
 // touch marks a sandbox used now and counts execs in flight.
 func (c *Controller) touch(ctx context.Context, full string, delta int) {

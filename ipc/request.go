@@ -81,6 +81,10 @@ type (
 		Dir  string   `json:"dir,omitempty"`
 		// TTY runs the command on a terminal of this size (shell).
 		TTY *stream.Size `json:"tty,omitempty"`
+		// Handoff asks for the connection to the command itself (stream
+		// frame Handoff): on a Unix socket the controller passes it over,
+		// so the command's bytes go past the controller.
+		Handoff bool `json:"handoff,omitempty"`
 	}
 	// SubscribeRequest turns the connection into a stream of Event lines.
 	SubscribeRequest struct{}

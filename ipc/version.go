@@ -17,6 +17,7 @@ var features = []string{
 	"exec.tty",       // exec on a terminal, with resize frames
 	"exec.errorKind", // an errorKind frame names the kind of the error frame after it
 	"exec.credit",    // credit frames bound the input a client sends ahead
+	"exec.handoff",   // an exec's connection to its command handed to the client
 	"create.replace",
 	"remove.all",
 	"subscribe",

@@ -47,9 +47,12 @@ func attach(ctx context.Context, conn net.Conn, br *bufio.Reader, request []byte
 	}
 	cr := newCredit()
 	defer cr.stop()
-	// an ending ctx closes conn; no goroutine waits for it
+	// an ending ctx closes conn; no goroutine waits for it. It shuts the
+	// connection down first: when it was handed over (cio.HandOver), the
+	// client holding it hears the end too
 	defer context.AfterFunc(ctx, func() {
 		cr.stop()
+		shutdown(conn)
 		conn.Close()
 	})()
 	if stdin == nil {
@@ -63,6 +66,13 @@ func attach(ctx context.Context, conn net.Conn, br *bufio.Reader, request []byte
 				return -1, err
 			}
 		}
+	}
+	if cio.HandOver != nil {
+		if handed, code, err := cio.HandOver(ctx, conn); handed {
+			return code, err
+		}
+	}
+	if stdin != nil {
 		go func() {
 			sendInput(stdin, cr, send)
 			send(StdinClose, nil)
@@ -85,6 +95,17 @@ func attach(ctx context.Context, conn net.Conn, br *bufio.Reader, request []byte
 		defer func() { br.Reset(nil); readers.Put(br) }()
 	}
 	return result(ctx, br, stdout, stderr, cr)
+}
+
+// shutdown ends a connection for every holder of its descriptor, not
+// only this one.
+func shutdown(conn net.Conn) {
+	if c, ok := conn.(interface{ CloseWrite() error }); ok {
+		c.CloseWrite()
+	}
+	if c, ok := conn.(interface{ CloseRead() error }); ok {
+		c.CloseRead()
+	}
 }
 
 // readers are the buffered readers of connections Attach was handed bare.

@@ -18,6 +18,12 @@ type Session struct {
 	resizes chan Size
 	gone    chan struct{}
 	over    bool // the exit status (or a refusal) was sent: nothing follows it
+	// offered: the client asked for the command's connection (Handoff)
+	// and has not heard yet whether it gets it; the first frame it hears
+	// says so
+	offered bool
+	handed  bool        // the connection went to the client
+	reports chan []byte // its last frames, sent back after a handoff
 	Stdout  io.Writer
 	Stderr  io.Writer
 }
@@ -25,9 +31,10 @@ type Session struct {
 // Serve starts reading the client's frames from r; output goes to w.
 func Serve(r io.Reader, w io.Writer) *Session {
 	in := newInbox()
-	s := &Session{w: w, signals: make(chan syscall.Signal, 8), resizes: make(chan Size, 8), gone: make(chan struct{})}
-	s.Stdout = &Writer{Mu: &s.mu, W: w, Typ: Stdout}
-	s.Stderr = &Writer{Mu: &s.mu, W: w, Typ: Stderr}
+	s := &Session{w: w, signals: make(chan syscall.Signal, 8), resizes: make(chan Size, 8), gone: make(chan struct{}),
+		reports: make(chan []byte, 2)}
+	s.Stdout = &Writer{Mu: &s.mu, W: deciding{s}, Typ: Stdout}
+	s.Stderr = &Writer{Mu: &s.mu, W: deciding{s}, Typ: Stderr}
 	// the first grant (see readFrames) is a window
 	s.stdin = &input{s: s, in: in, granted: Window}
 	if br, ok := r.(*bufio.Reader); ok && br.Buffered() >= 5 {
@@ -57,8 +64,11 @@ func (s *Session) readFrames(r io.Reader, in *inbox) {
 		case typ == Stdin && n > 0:
 			payload = getChunk(n)
 			err = readPayload(r, payload)
-		case n <= len(ctl):
+		case n <= len(ctl) && typ != Error && typ != ErrorKind:
 			payload = ctl[:n]
+			err = readPayload(r, payload)
+		case (typ == Error || typ == ErrorKind) && n <= maxReport:
+			payload = make([]byte, n)
 			err = readPayload(r, payload)
 		default: // a frame this side does not take: skip it
 			_, err = io.CopyN(io.Discard, r, int64(n))
@@ -90,6 +100,8 @@ func (s *Session) readFrames(r io.Reader, in *inbox) {
 				default:
 				}
 			}
+		case Exit, Error, ErrorKind:
+			s.report(typ, payload)
 		case Signal:
 			if len(payload) == 1 {
 				select {
@@ -146,6 +158,7 @@ func (r *input) fill() error {
 	if len(r.cur) > 0 {
 		return nil
 	}
+	r.s.keepOn() // the client sends its input here, not to the command
 	chunk, err := r.in.next()
 	if chunk == nil {
 		if err == nil {
@@ -184,6 +197,7 @@ func (s *Session) grant(total int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.over {
+		s.keepOnLocked()
 		Write(s.w, Credit, creditPayload(total))
 	}
 }
@@ -221,6 +235,7 @@ func (s *Session) Exit(code int) error {
 	defer s.mu.Unlock()
 	s.stdin.Close()
 	s.over = true
+	s.keepOnLocked()
 	return Write(s.w, Exit, ExitPayload(code))
 }
 
@@ -230,6 +245,7 @@ func (s *Session) Fail(message string) error {
 	defer s.mu.Unlock()
 	s.stdin.Close()
 	s.over = true
+	s.keepOnLocked()
 	return Write(s.w, Error, []byte(message))
 }
 
@@ -240,6 +256,7 @@ func (s *Session) Refuse(kind, message string) error {
 	defer s.mu.Unlock()
 	s.stdin.Close()
 	s.over = true
+	s.keepOnLocked()
 	if kind != "" {
 		if err := Write(s.w, ErrorKind, []byte(kind)); err != nil {
 			return err

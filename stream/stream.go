@@ -6,6 +6,7 @@
 package stream
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -34,6 +35,14 @@ const (
 	// client may have sent so far (see Window). A client that never hears
 	// one sends freely, as to an older server.
 	Credit byte = 9
+	// Handoff: server -> client, first of all, when the client asked for
+	// it (ipc's exec "handoff"); payload 1 byte. 1: the server's own
+	// connection to the command (the agent's) travels with this frame as
+	// a descriptor (SCM_RIGHTS), the client streams over it directly and
+	// then sends back the command's last frames (Exit, or ErrorKind and
+	// Error) on this connection, which ends as before. 0: nothing was
+	// handed over, the command streams on this connection as usual.
+	Handoff byte = 10
 )
 
 // Size is a terminal's size.
@@ -46,6 +55,10 @@ type IO struct {
 	Stderr  io.Writer
 	Signals <-chan syscall.Signal
 	Resizes <-chan Size // a terminal's new size (exec on a pty)
+	// HandOver, when set, is offered the connection to the command once
+	// its request is sent: when it takes it (handed), the command's
+	// streams go past this side and HandOver returns its outcome.
+	HandOver func(ctx context.Context, conn net.Conn) (handed bool, code int, err error)
 }
 
 // MaxFrame bounds one frame's payload; a larger length is a broken peer.

@@ -2,13 +2,17 @@ package wire
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
 	"time"
 
 	"sandboxdesk/ipc"
@@ -71,13 +75,19 @@ func (c *SocketClient) Exec(ctx context.Context, req ipc.ExecRequest, cio stream
 		return -1, err
 	}
 	defer conn.Close()
+	req.Handoff = c.handoff(ctx, cio)
 	line, err := ipc.EncodeRequest(req)
 	if err != nil {
 		return -1, err
 	}
-	// the request leaves with the end of input when there is none, so the
-	// controller knows before it starts the command
-	code, err := stream.Exec(ctx, conn, line, cio)
+	var code int
+	if req.Handoff {
+		code, err = execHandedOver(ctx, conn, line, cio)
+	} else {
+		// the request leaves with the end of input when there is none, so the
+		// controller knows before it starts the command
+		code, err = stream.Exec(ctx, conn, line, cio)
+	}
 	var se *stream.StartError
 	if errors.As(err, &se) {
 		if kind := ipc.KindByName(se.Kind); kind != nil {
@@ -207,3 +217,73 @@ func (l *Local) Subscribe(ctx context.Context) (<-chan ipc.Event, error) {
 }
 
 var timeZero time.Time
+
+// handoff says whether to ask for the command's own connection: on a Unix
+// socket, from a controller that offers it. One without input never waits
+// on the answer, so only an exec with input asks the controller first (an
+// older one would stream as before while the client waited to hear).
+func (c *SocketClient) handoff(ctx context.Context, cio stream.IO) bool {
+	if runtime.GOOS == "windows" {
+		return false
+	}
+	if cio.Stdin == nil {
+		return true
+	}
+	var h ipc.Hello
+	if c.Call(ctx, ipc.HelloRequest{Client: "go"}, &h) != nil {
+		return false
+	}
+	return slices.Contains(h.Features, "exec.handoff")
+}
+
+// execHandedOver runs an exec that asked for the command's connection:
+// when the controller hands it over, the command streams on it, past the
+// controller, whose records then hear the end from this side; otherwise
+// it streams on conn as usual.
+func execHandedOver(ctx context.Context, conn net.Conn, line []byte, cio stream.IO) (int, error) {
+	if cio.Stdin == nil {
+		line = append(line, stream.StdinClose, 0, 0, 0, 0)
+	}
+	if _, err := conn.Write(line); err != nil {
+		return -1, err
+	}
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	agentConn, err := stream.ReceiveConn(conn)
+	var older *stream.NotAnsweredError
+	if errors.As(err, &older) && cio.Stdin == nil {
+		// a controller from before the handoff streams as it always did
+		// (a client with input asked it first, see handoff)
+		return stream.Attach(ctx, conn, bufio.NewReader(io.MultiReader(bytes.NewReader(older.Read), conn)), cio)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return -1, ctx.Err()
+		}
+		return -1, err
+	}
+	if agentConn == nil {
+		return stream.Attach(ctx, conn, bufio.NewReader(conn), cio)
+	}
+	code, err := stream.Attach(ctx, agentConn, nil, cio)
+	agentConn.Close()
+	// the command's end goes back as its agent said it, for the
+	// controller's records; a lost connection as a hang-up
+	var se *stream.StartError
+	switch {
+	case errors.As(err, &se):
+		if se.Kind != "" {
+			stream.Write(conn, stream.ErrorKind, []byte(se.Kind))
+		}
+		stream.Write(conn, stream.Error, []byte(se.Message))
+	case err == nil:
+		stream.Write(conn, stream.Exit, stream.ExitPayload(code))
+	default:
+		if cw, ok := conn.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite()
+		}
+	}
+	// the controller's answer, as without a handoff: what it makes of
+	// that end (a command it could not start is 127 and a line on stderr)
+	return stream.Result(ctx, bufio.NewReader(conn), cio.Stdout, cio.Stderr)
+}

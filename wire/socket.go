@@ -189,6 +189,12 @@ func (s *Server) exec(ctx context.Context, conn net.Conn, br *bufio.Reader, r ip
 	if sess.NoInput() {
 		cio.Stdin = nil // said on: the sandbox starts the command on an empty input
 	}
+	if r.Handoff {
+		// the client is the root's owner (the socket is its alone); what
+		// it gets is the controller's own connection to the agent
+		sess.Offer()
+		cio.HandOver = sess.HandOver
+	}
 	code, err := s.Handler.Exec(ctx, r, cio)
 	if err != nil {
 		// the kind travels, so a bad name exits as bad input at the client

@@ -298,6 +298,10 @@ func (b *Backend) get(id string) (*sandbox, bool) {
 	return sb, true
 }
 
+// HandsOver says that Exec offers its connection to the agent, a Unix
+// socket of the controller's own, to the request's HandOver.
+func (b *Backend) HandsOver() {}
+
 // Exec runs a command through the sandbox's agent.
 func (b *Backend) Exec(ctx context.Context, id string, req backends.ExecRequest) (int, error) {
 	sb, ok := b.get(id)
@@ -305,7 +309,7 @@ func (b *Backend) Exec(ctx context.Context, id string, req backends.ExecRequest)
 		return -1, backends.ErrNotRunning
 	}
 	code, err := agent.Exec(ctx, b.dialer(sb), agent.Request{Args: req.Args, Env: req.Env, Dir: req.Dir, TTY: req.TTY},
-		stream.IO{Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr, Signals: req.Signals, Resizes: req.Resizes})
+		stream.IO{Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr, Signals: req.Signals, Resizes: req.Resizes, HandOver: req.HandOver})
 	var se *agent.StartError
 	if errors.As(err, &se) && se.Kind == agent.RefusedInvalid {
 		return -1, &backends.InvalidError{Message: se.Message}
