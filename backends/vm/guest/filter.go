@@ -14,8 +14,12 @@ import (
 // IP_UNICAST_IF send a limited broadcast past them). The kernel sends to a
 // broadcast address only from a socket with SO_BROADCAST set, and the
 // other ways round it (raw and packet sockets) need CAP_NET_RAW, which
-// the guest's user lacks. So the agent refuses SO_BROADCAST to everything
-// it starts with this filter.
+// the guest's user lacks. So the agent keeps SO_BROADCAST from everything
+// it starts with this filter: setting it does nothing, and a send to a
+// broadcast address then fails with EACCES. The call answers success
+// rather than EPERM because Go's net package sets SO_BROADCAST on every
+// UDP socket it makes and gives up when that fails: an EPERM would break
+// every Go program's DNS.
 //
 // The agent loads it on itself, all its threads, once its setup is done
 // (Serve), rather than in a re-exec before each command: the agent never
@@ -52,7 +56,7 @@ func broadcastFilter() ([]byte, error) {
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: syscall.SOL_SOCKET, SkipFalse: 3},
 		bpf.LoadAbsolute{Off: syscallfilter.ArgLow(2), Size: 4},
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: syscall.SO_BROADCAST, SkipFalse: 1},
-		syscallfilter.Errno(syscall.EPERM),
+		syscallfilter.Errno(0), // answers 0, sets nothing
 		syscallfilter.Allow,
 	)
 	return syscallfilter.Encode(prog)
