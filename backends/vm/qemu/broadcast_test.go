@@ -24,8 +24,12 @@ import (
 // SO_BROADCAST on every UDP socket, still works.
 func TestHostileBroadcastToLoopback(t *testing.T) {
 	b := newBackend(t, t.TempDir())
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not in PATH: cannot build the probe")
+	}
 	ws := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(ws, "broadcast"), "./testdata/broadcast")
+	build := exec.Command(gobin, "build", "-o", filepath.Join(ws, "broadcast"), "./testdata/broadcast")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build the probe: %v: %s", err, out)
