@@ -1,13 +1,14 @@
 package bubblewrap
 
 import (
-	"encoding/binary"
 	"fmt"
 	"syscall"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/elastic/go-seccomp-bpf/arch"
 	"golang.org/x/net/bpf"
+
+	"sandboxdesk/backends/syscallfilter"
 )
 
 // The sandbox's seccomp filter, in the spirit of Flatpak's: it allows
@@ -62,27 +63,12 @@ const (
 // IPv4, IPv6 and netlink (which the C library uses to list interfaces).
 var socketFamilies = []uint32{syscall.AF_UNIX, syscall.AF_INET, syscall.AF_INET6, syscall.AF_NETLINK}
 
-// seccomp_data: nr (4 bytes), arch (4), instruction pointer (8), six
-// 64-bit arguments. Both supported architectures are little-endian, so an
-// argument's low half comes first.
-const (
-	offNr   = 0
-	offArch = 4
-	offArgs = 16
-)
-
-func argLow(i uint32) uint32 { return offArgs + 8*i }
-
-func errnoRet(e syscall.Errno) bpf.RetConstant {
-	return bpf.RetConstant{Val: uint32(seccomp.ActionErrno) | uint32(e)}
-}
-
 // seccompProgram is the filter for this machine's architecture as the
 // struct sock_filter array bwrap's --seccomp reads.
 func seccompProgram(nestedUserns bool) ([]byte, error) {
-	a, err := arch.GetInfo("")
+	a, err := syscallfilter.Native()
 	if err != nil {
-		return nil, fmt.Errorf("build the seccomp filter: %w", err)
+		return nil, err
 	}
 	head, err := seccompHead(a)
 	if err != nil {
@@ -95,58 +81,37 @@ func seccompProgram(nestedUserns bool) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build the seccomp filter: %w", err)
 	}
-	raw, err := bpf.Assemble(append(head, body...))
-	if err != nil {
-		return nil, fmt.Errorf("build the seccomp filter: %w", err)
-	}
-	out := make([]byte, 0, 8*len(raw))
-	for _, r := range raw {
-		out = binary.NativeEndian.AppendUint16(out, r.Op)
-		out = append(out, r.Jt, r.Jf)
-		out = binary.NativeEndian.AppendUint32(out, r.K)
-	}
-	return out, nil
+	return syscallfilter.Encode(append(head, body...))
 }
 
-// seccompHead is written by hand for what the generator cannot say: a
-// call made through another architecture's entry (a 64-bit process can
-// make i386 system calls, whose numbers differ) is refused, and ioctl
-// requests and socket families are compared on their low 32 bits only,
-// as the kernel reads them (TIOCSTI with a high bit set is still TIOCSTI).
+// seccompHead is written by hand for what the generator cannot say: the
+// architecture check every filter starts with, and ioctl requests and
+// socket families compared on their low 32 bits only, as the kernel reads
+// them (TIOCSTI with a high bit set is still TIOCSTI).
 func seccompHead(a *arch.Info) ([]bpf.Instruction, error) {
-	nr := func(name string) (uint32, error) {
-		n, ok := a.SyscallNames[name]
-		if !ok {
-			return 0, fmt.Errorf("build the seccomp filter: no %s on %s", name, a.Name)
-		}
-		return uint32(n), nil
-	}
-	ioctl, err := nr("ioctl")
+	ioctl, err := syscallfilter.Nr(a, "ioctl")
 	if err != nil {
 		return nil, err
 	}
-	socket, err := nr("socket")
+	socket, err := syscallfilter.Nr(a, "socket")
 	if err != nil {
 		return nil, err
 	}
-	head := []bpf.Instruction{
-		bpf.LoadAbsolute{Off: offArch, Size: 4},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(a.ID), SkipTrue: 1},
-		errnoRet(syscall.ENOSYS),
-		bpf.LoadAbsolute{Off: offNr, Size: 4},
+	head := append(syscallfilter.ArchCheck(a),
+		bpf.LoadAbsolute{Off: syscallfilter.OffNr, Size: 4},
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: ioctl, SkipFalse: 4},
-		bpf.LoadAbsolute{Off: argLow(1), Size: 4},
+		bpf.LoadAbsolute{Off: syscallfilter.ArgLow(1), Size: 4},
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: tiocsti, SkipTrue: 1},
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: tioclinux, SkipFalse: 1},
-		errnoRet(syscall.EPERM),
-		bpf.LoadAbsolute{Off: offNr, Size: 4},
+		syscallfilter.Errno(syscall.EPERM),
+		bpf.LoadAbsolute{Off: syscallfilter.OffNr, Size: 4},
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: socket, SkipFalse: uint8(len(socketFamilies) + 2)},
-		bpf.LoadAbsolute{Off: argLow(0), Size: 4},
-	}
+		bpf.LoadAbsolute{Off: syscallfilter.ArgLow(0), Size: 4},
+	)
 	for i, f := range socketFamilies {
 		head = append(head, bpf.JumpIf{Cond: bpf.JumpEqual, Val: f, SkipTrue: uint8(len(socketFamilies) - i)})
 	}
-	return append(head, errnoRet(syscall.EAFNOSUPPORT)), nil
+	return append(head, syscallfilter.Errno(syscall.EAFNOSUPPORT)), nil
 }
 
 // seccompPolicy is the rest of the filter, by name, for the generator.

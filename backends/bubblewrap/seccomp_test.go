@@ -1,48 +1,25 @@
 package bubblewrap
 
 import (
-	"encoding/binary"
 	"slices"
 	"syscall"
 	"testing"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/elastic/go-seccomp-bpf/arch"
-	"golang.org/x/net/bpf"
+
+	"sandboxdesk/backends/syscallfilter"
 )
 
 // runFilter runs the filter bwrap would load on one system call, as the
 // kernel would, and returns the action.
 func runFilter(t *testing.T, prog []byte, auditArch uint32, nr int, args ...uint64) uint32 {
 	t.Helper()
-	var raw []bpf.RawInstruction
-	for b := prog; len(b) >= 8; b = b[8:] {
-		raw = append(raw, bpf.RawInstruction{
-			Op: binary.NativeEndian.Uint16(b), Jt: b[2], Jf: b[3], K: binary.NativeEndian.Uint32(b[4:]),
-		})
-	}
-	insts, ok := bpf.Disassemble(raw)
-	if !ok {
-		t.Fatal("the filter does not disassemble")
-	}
-	vm, err := bpf.NewVM(insts)
+	got, err := syscallfilter.Run(prog, auditArch, nr, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// the VM loads words big-endian; lay each 32-bit word of seccomp_data
-	// out so that it reads what the kernel reads natively
-	data := make([]byte, 64)
-	binary.BigEndian.PutUint32(data[offNr:], uint32(nr))
-	binary.BigEndian.PutUint32(data[offArch:], auditArch)
-	for i, a := range args {
-		binary.BigEndian.PutUint32(data[argLow(uint32(i)):], uint32(a))
-		binary.BigEndian.PutUint32(data[argLow(uint32(i))+4:], uint32(a>>32))
-	}
-	got, err := vm.Run(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return uint32(got)
+	return got
 }
 
 func TestSeccompFilter(t *testing.T) {

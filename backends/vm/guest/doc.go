@@ -22,7 +22,9 @@
 //	                            initrd stays the root without it
 //
 // Commands run as the guest's user (uid 1000) in /workspace; the agent
-// itself runs as root so it can power the machine off.
+// itself runs as root so it can power the machine off. The agent and its
+// commands run under a seccomp filter that keeps SO_BROADCAST off (see
+// broadcastFilter).
 package guest
 
 import (

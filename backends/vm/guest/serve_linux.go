@@ -23,6 +23,11 @@ const guestPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 // away (a controller restarting), and the agent listens again for the
 // next one.
 func Serve(s Settings, log func(string, ...any)) error {
+	// no command may broadcast to the host's loopback: the agent does not
+	// answer without the filter (see broadcastFilter)
+	if err := refuseBroadcast(); err != nil {
+		return err
+	}
 	// commands are looked up in the agent's own PATH; the kernel gives the
 	// first process none
 	os.Setenv("PATH", guestPath)
