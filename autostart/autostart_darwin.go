@@ -1,10 +1,7 @@
 package autostart
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -52,10 +49,7 @@ func (l Login) Disable() error {
 	if err != nil {
 		return err
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove the LaunchAgent: %w", err)
-	}
-	return nil
+	return removeEntry(path, "LaunchAgent")
 }
 
 // Enabled tells whether a LaunchAgent of this name is in place and reads
@@ -65,17 +59,9 @@ func (l Login) Enabled() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("read the LaunchAgent: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, 64<<10))
-	if err != nil {
-		return false, fmt.Errorf("read the LaunchAgent %s: %w", path, err)
+	data, found, err := readEntry(path, "LaunchAgent")
+	if !found || err != nil {
+		return false, err
 	}
 	label, _, err := readLaunchAgent(data)
 	if err != nil {

@@ -1,10 +1,7 @@
 package autostart
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -54,10 +51,7 @@ func (l Login) Disable() error {
 	if err != nil {
 		return err
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove the autostart entry: %w", err)
-	}
-	return nil
+	return removeEntry(path, "autostart entry")
 }
 
 // Enabled tells whether the entry is there and on.
@@ -66,17 +60,9 @@ func (l Login) Enabled() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("read the autostart entry: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, 64<<10))
-	if err != nil {
-		return false, fmt.Errorf("read the autostart entry %s: %w", path, err)
+	data, found, err := readEntry(path, "autostart entry")
+	if !found || err != nil {
+		return false, err
 	}
 	on, err := xdgEntryOn(data)
 	if err != nil {

@@ -137,7 +137,7 @@ func (c *Client) Pull(ctx context.Context, img Image, dest string, progress func
 // else downloaded into NAME.part, resumed after cuts, checked, renamed.
 func (c *Client) file(ctx context.Context, f File, stage string, r *reporter) error {
 	final := filepath.Join(stage, f.Name)
-	if sum, err := fileSHA256(final); err == nil && sum == f.SHA256 {
+	if sum, err := FileSHA256(final); err == nil && sum == f.SHA256 {
 		r.resumed(f.Name, f.Size) // complete in an earlier pull
 		return nil
 	}
@@ -196,7 +196,7 @@ func (c *Client) file(ctx context.Context, f File, stage string, r *reporter) er
 	if err := out.Close(); err != nil {
 		return err
 	}
-	sum, err := fileSHA256(part)
+	sum, err := FileSHA256(part)
 	if err != nil {
 		return err
 	}
@@ -306,7 +306,9 @@ func replace(stage, dest string) error {
 	return os.RemoveAll(old)
 }
 
-func fileSHA256(path string) (string, error) {
+// FileSHA256 is the hex sha256 of a file's content, as manifests and
+// catalogues name it.
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err

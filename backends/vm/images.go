@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"sandboxdesk/backends"
+	"sandboxdesk/catalogue"
 	"sandboxdesk/text"
 )
 
@@ -122,7 +122,7 @@ func (img Image) Verify() error {
 		files = append(files, *img.Manifest.RootDisk)
 	}
 	for _, f := range files {
-		got, err := fileSHA256(img.Path(f))
+		got, err := catalogue.FileSHA256(img.Path(f))
 		if err != nil {
 			return fmt.Errorf("guest image %s: %w", img.Manifest.Name, err)
 		}
@@ -131,17 +131,4 @@ func (img Image) Verify() error {
 		}
 	}
 	return nil
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
