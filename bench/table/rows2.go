@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -121,13 +124,12 @@ func (b *bench) appRows(n int) {
 	if msg, err := exec.Command("go", "build", "-tags", "migrated_fynedo", "-o", tenline, "./bench/tenline").CombinedOutput(); err != nil {
 		fail("build the ten-line Fyne app: %v\n%s", err, msg)
 	}
-	display := fmt.Sprintf(":%d", 70+os.Getpid()%100)
-	x := exec.Command("Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp")
-	if err := x.Start(); err != nil {
-		fail("start Xvfb: %v", err)
+	display, stop, err := startXvfb()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: no app rows:", err)
+		return
 	}
-	defer func() { x.Process.Kill(); x.Wait() }()
-	time.Sleep(500 * time.Millisecond)
+	defer stop()
 	appRoot := filepath.Join(b.tmp, "approot")
 	var rss [2]sample
 	var failed error
@@ -153,6 +155,33 @@ func (b *bench) appRows(n int) {
 	}
 	b.add(row{Figure: "app, time to window", Unit: "ms", Anchor: "ten-line Fyne app", Goal: "<= 1.2x"}, s[0], s[1])
 	b.add(row{Figure: "app RSS", Unit: "MiB", Anchor: "ten-line Fyne app", Goal: "<= 1.1x"}, rss[0], rss[1])
+}
+
+// startXvfb starts a display server on a display number it chooses
+// itself (-displayfd), so a display another program already holds is
+// never shared, and returns once the server accepts clients.
+func startXvfb() (display string, stop func(), err error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", nil, err
+	}
+	defer r.Close()
+	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	x.ExtraFiles = []*os.File{w}
+	err = x.Start()
+	w.Close()
+	if err != nil {
+		return "", nil, fmt.Errorf("start Xvfb: %w", err)
+	}
+	stop = func() { x.Process.Kill(); x.Wait() }
+	r.SetReadDeadline(time.Now().Add(30 * time.Second))
+	line, err := bufio.NewReader(r).ReadString('\n')
+	n, convErr := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || convErr != nil {
+		stop()
+		return "", nil, fmt.Errorf("Xvfb named no display: %q %v", line, err)
+	}
+	return fmt.Sprintf(":%d", n), stop, nil
 }
 
 // window runs a program on display until its window shows, and returns
