@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"sync"
 )
 
 // Catalogue is a catalogue file.
@@ -49,16 +50,22 @@ const (
 	maxFiles     = 16
 )
 
+// The checks are compiled on first use, not at start: the command line
+// links this package but checks no catalogue in most of its commands.
 var (
 	// an image's name becomes part of a folder's name: lowercase, digits
 	// and '.', '_', '-', starting with a letter or digit (never "." or "..")
-	validName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+	validName = lazyRegexp(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 	// a file's name is a plain name in that folder, never hidden (the
 	// download's own parts are)
-	validFile = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-	validWord = regexp.MustCompile(`^[a-z0-9]{1,32}$`)
-	validSum  = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	validFile = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+	validWord = lazyRegexp(`^[a-z0-9]{1,32}$`)
+	validSum  = lazyRegexp(`^[0-9a-f]{64}$`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // Parse reads a catalogue fetched from base (relative URLs in it are
 // resolved against it) and checks every image in it: one bad entry makes
@@ -88,10 +95,10 @@ func Parse(data []byte, base *url.URL) (Catalogue, error) {
 
 // check validates an image and makes its URLs absolute.
 func (img *Image) check(base *url.URL) error {
-	if !validName.MatchString(img.Name) {
+	if !validName().MatchString(img.Name) {
 		return fmt.Errorf("image name %q is not a plain name (a-z, 0-9, '.', '_', '-')", img.Name)
 	}
-	if !validWord.MatchString(img.Backend) || !validWord.MatchString(img.Arch) {
+	if !validWord().MatchString(img.Backend) || !validWord().MatchString(img.Arch) {
 		return fmt.Errorf("image %s: backend %q or arch %q is not a plain word", img.Name, img.Backend, img.Arch)
 	}
 	if len(img.Files) == 0 || len(img.Files) > maxFiles {
@@ -100,7 +107,7 @@ func (img *Image) check(base *url.URL) error {
 	names := map[string]bool{}
 	for j := range img.Files {
 		f := &img.Files[j]
-		if !validFile.MatchString(f.Name) {
+		if !validFile().MatchString(f.Name) {
 			return fmt.Errorf("image %s: file name %q is not a plain name", img.Name, f.Name)
 		}
 		if names[f.Name] {
@@ -110,7 +117,7 @@ func (img *Image) check(base *url.URL) error {
 		if f.Size <= 0 || f.Size > MaxFileBytes {
 			return fmt.Errorf("image %s: file %s has size %d (from 1 to %d)", img.Name, f.Name, f.Size, int64(MaxFileBytes))
 		}
-		if !validSum.MatchString(f.SHA256) {
+		if !validSum().MatchString(f.SHA256) {
 			return fmt.Errorf("image %s: file %s has no sha256 (64 lowercase hex digits)", img.Name, f.Name)
 		}
 		u, err := url.Parse(f.URL)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 	"unicode"
 
@@ -45,7 +46,9 @@ type meta struct {
 	NestedUserns bool `json:"nestedUserns,omitempty"`
 }
 
-var idRE = regexp.MustCompile(`^sb-[0-9a-f]{16}$`)
+// idRE is a sandbox's id; compiled on first use, not at start, since the
+// command line links the controller (for serve) but rarely runs it.
+var idRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sb-[0-9a-f]{16}$`) })
 
 func metaOf(r *record) meta {
 	return meta{ID: r.ID, Prefix: r.Prefix, Name: r.Name, Backend: r.Backend, Image: r.Image, ImageDigest: r.ImageDigest,
@@ -119,7 +122,7 @@ func readMeta(dir, id string) (record, error) {
 // check validates every field of a sandbox.json as the controller would
 // have when it wrote it.
 func (m meta) check(id string) error {
-	if m.ID != id || !idRE.MatchString(id) {
+	if m.ID != id || !idRE().MatchString(id) {
 		return fmt.Errorf("id %q does not match its folder %q", m.ID, id)
 	}
 	if _, err := fullName(m.Prefix, m.Name); err != nil {

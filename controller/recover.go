@@ -120,7 +120,7 @@ func (c *Controller) sandboxFolders() []string {
 	entries, _ := os.ReadDir(filepath.Join(c.root, "sandboxes"))
 	var ids []string
 	for _, e := range entries {
-		if e.IsDir() && e.Type()&os.ModeSymlink == 0 && idRE.MatchString(e.Name()) {
+		if e.IsDir() && e.Type()&os.ModeSymlink == 0 && idRE().MatchString(e.Name()) {
 			ids = append(ids, e.Name())
 		}
 	}

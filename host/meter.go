@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/shirou/gopsutil/v4/cpu"
 	"github.com/shirou/gopsutil/v4/disk"
 	"github.com/shirou/gopsutil/v4/mem"
+	"github.com/tklauser/numcpus"
 )
 
 // refreshEvery is how old a figure that can change (a cgroup's CPU limit,
@@ -44,7 +44,10 @@ type probes struct {
 // NewMeter measures the host holding root (see Measure).
 func NewMeter(root string) *Meter {
 	return &Meter{root: root, now: time.Now, probe: probes{
-		cpus: func(ctx context.Context) (int, error) { return cpu.CountsWithContext(ctx, true) },
+		// numcpus counts the online CPUs as gopsutil's cpu package did,
+		// without its init, which reads /proc/stat twice in every process
+		// that links it: each CLI command
+		cpus: func(context.Context) (int, error) { return numcpus.GetOnline() },
 		memory: func(ctx context.Context) (uint64, error) {
 			vm, err := mem.VirtualMemoryWithContext(ctx)
 			if err != nil {

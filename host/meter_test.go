@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -70,5 +71,17 @@ func TestMeterKeepsNoFailure(t *testing.T) {
 	info, err := m.Measure(t.Context())
 	if err != nil || info.AvailableDiskBytes != 102<<30 || m.frees != 2 {
 		t.Fatalf("after a failure: %+v %v, %d disk readings", info, err, m.frees)
+	}
+}
+
+// TestMeterCountsCPUs: the real probe finds at least the CPUs this
+// process may run on.
+func TestMeterCountsCPUs(t *testing.T) {
+	n, err := NewMeter(t.TempDir()).probe.cpus(context.Background())
+	if err != nil {
+		t.Fatalf("count CPUs: %v", err)
+	}
+	if n < runtime.NumCPU() {
+		t.Errorf("counted %d CPUs, fewer than the %d this process may use", n, runtime.NumCPU())
 	}
 }

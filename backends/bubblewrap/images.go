@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -27,9 +28,11 @@ const HostImage = "host"
 // ROOT/images/NAME/current naming the digest a new sandbox gets. Older
 // digests stay until removed: a sandbox built on one keeps working.
 
+// compiled on first use, not at start: the command line links this
+// package but reads no image in most of its commands
 var (
-	imageNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
-	digestRE    = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+	imageNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`) })
+	digestRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[0-9a-f]{64}$`) })
 )
 
 func (b *Backend) imagesDir() string { return filepath.Join(b.root, "images") }
@@ -51,7 +54,7 @@ func (b *Backend) Images(ctx context.Context) ([]backends.Image, error) {
 		return nil, err
 	}
 	for _, e := range entries {
-		if !imageNameRE.MatchString(e.Name()) {
+		if !imageNameRE().MatchString(e.Name()) {
 			continue // an import under way (.import-*), or not an image
 		}
 		cur, err := os.ReadFile(filepath.Join(b.imagesDir(), e.Name(), "current"))
@@ -70,7 +73,7 @@ func (b *Backend) imageRoot(img backends.Image) (string, bool, error) {
 	if img.Name == HostImage {
 		return "/", true, nil
 	}
-	if !imageNameRE.MatchString(img.Name) || !digestRE.MatchString(img.Digest) {
+	if !imageNameRE().MatchString(img.Name) || !digestRE().MatchString(img.Digest) {
 		return "", false, fmt.Errorf("%w: %q", backends.ErrUnknownImage, img.Name)
 	}
 	rel := filepath.Join(img.Name, strings.TrimPrefix(img.Digest, "sha256:"), "rootfs")
@@ -91,7 +94,7 @@ func (b *Backend) imageRoot(img backends.Image) (string, bool, error) {
 // RemoveImage deletes an imported image, every digest of it. Sandboxes
 // built on it fail to start afterwards until it is imported again.
 func (b *Backend) RemoveImage(name string) (bool, error) {
-	if !imageNameRE.MatchString(name) || name == HostImage {
+	if !imageNameRE().MatchString(name) || name == HostImage {
 		return false, fmt.Errorf("image name %q cannot be removed", name)
 	}
 	dir := filepath.Join(b.imagesDir(), name)

@@ -32,7 +32,7 @@ const importPrefix = ".import-"
 // cannot be unpacked without writing outside it, or used without
 // following a link it holds, is refused and leaves nothing behind.
 func (b *Backend) Import(ctx context.Context, name, tarball string) (backends.Image, error) {
-	if !imageNameRE.MatchString(name) || name == HostImage {
+	if !imageNameRE().MatchString(name) || name == HostImage {
 		return backends.Image{}, fmt.Errorf("image name %q is not valid: use lowercase letters, digits, '.', '_' or '-' (and not %q)", name, HostImage)
 	}
 	f, err := openTarball(tarball)
@@ -167,7 +167,7 @@ func (b *Backend) cleanImports() {
 	dirs := []string{b.imagesDir()}
 	entries, _ := os.ReadDir(b.imagesDir())
 	for _, e := range entries {
-		if e.IsDir() && imageNameRE.MatchString(e.Name()) {
+		if e.IsDir() && imageNameRE().MatchString(e.Name()) {
 			dirs = append(dirs, filepath.Join(b.imagesDir(), e.Name()))
 		}
 	}
