@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -27,6 +28,20 @@ import (
 // appID identifies the app to the desktop (preferences, notifications).
 const appID = "dev.sandboxdesk.app"
 
+// noDisplay says why the window cannot open on a Unix desktop without a
+// display server, "" when it can: without it GLFW panics with a stack
+// trace instead of a line a person can act on. macOS and Windows always
+// have their own.
+func noDisplay(goos string, getenv func(string) string) string {
+	if goos == "darwin" || goos == "windows" {
+		return ""
+	}
+	if getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != "" {
+		return ""
+	}
+	return "no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset): start it from a desktop session, or run `sandboxdesk serve` for the controller without a window"
+}
+
 // runDesktop is the app: the controller of the root, its socket for the
 // CLI, and the window, until the app is quit (its Quit, the window closed
 // where there is no tray, or a client asking the controller to quit).
@@ -35,6 +50,10 @@ func runDesktop(rootFlag string) int {
 	root, err := rules.ResolveRoot(rootFlag)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sandboxdesk:", err)
+		return 1
+	}
+	if msg := noDisplay(runtime.GOOS, os.Getenv); msg != "" {
+		fmt.Fprintln(os.Stderr, "sandboxdesk:", msg)
 		return 1
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))

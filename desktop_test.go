@@ -122,3 +122,30 @@ func TestQuitProgressLines(t *testing.T) {
 		}
 	}
 }
+
+func TestNoDisplaySaysSoInOneLine(t *testing.T) {
+	tests := []struct {
+		name   string
+		goos   string
+		env    map[string]string
+		refuse bool
+	}{
+		{"linux without a display", "linux", nil, true},
+		{"linux with X", "linux", map[string]string{"DISPLAY": ":0"}, false},
+		{"linux with Wayland", "linux", map[string]string{"WAYLAND_DISPLAY": "wayland-0"}, false},
+		{"freebsd without a display", "freebsd", nil, true},
+		{"macOS", "darwin", nil, false},
+		{"windows", "windows", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg := noDisplay(tt.goos, func(k string) string { return tt.env[k] })
+			if (msg != "") != tt.refuse {
+				t.Fatalf("noDisplay = %q, want a refusal: %v", msg, tt.refuse)
+			}
+			if tt.refuse && (!strings.Contains(msg, "DISPLAY") || !strings.Contains(msg, "sandboxdesk serve") || strings.Contains(msg, "\n")) {
+				t.Errorf("noDisplay = %q, want one line naming DISPLAY and serve", msg)
+			}
+		})
+	}
+}

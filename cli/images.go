@@ -13,7 +13,7 @@ var imagesCommand = command{
 	summary: "list images, import a root file system tarball, pull one from a catalogue, or remove one",
 	usage:   "[list] | import NAME FILE.tar[.gz|.xz] | pull NAME [--catalogue URL] [--backend B] | catalogue [URL|none] | remove NAME",
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-		catalogueURL := fs.String("catalogue", "", "pull: the catalogue's URL (default: the one set with `images catalogue URL` or in Settings)")
+		catalogueURL := fs.String("catalogue", "", "pull: the catalogue's URL (default: the one set with `images catalogue URL` or in the app's Images dialog)")
 		backend := fs.String("backend", "", "pull: the backend the image is for, when the catalogue has it for several")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) == 0 {

@@ -177,7 +177,17 @@ func (c *Controller) findImage(ctx context.Context, b Backend, name string) (bac
 		}
 		have = append(have, img.Name)
 	}
-	return backends.Image{}, ipc.Errorf(ipc.ErrInvalid, "unknown image %q (have %s; import one with 'sandboxdesk images import')", name, strings.Join(sortedCopy(have), ", "))
+	held := "none yet"
+	if len(have) > 0 {
+		held = strings.Join(sortedCopy(have), ", ")
+	}
+	// an import makes a root file system for the default backend, never a
+	// VM's kernel and initrd: a VM image is built or pulled
+	how := "import one with 'sandboxdesk images import'"
+	if b.Capabilities().Kind == backends.KindVM {
+		how = "build one with 'make guest-image' or pull one with 'sandboxdesk images pull'"
+	}
+	return backends.Image{}, ipc.Errorf(ipc.ErrInvalid, "unknown image %q (have %s; %s)", name, held, how)
 }
 
 // serves applies the reuse rule: capacities meet-or-exceed, ceilings

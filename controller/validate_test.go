@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"sandboxdesk/backends"
+	"sandboxdesk/backends/testvm"
 	"sandboxdesk/ipc"
 )
 
@@ -80,6 +82,33 @@ func TestBadInputWritesNothing(t *testing.T) {
 	states, _ := os.ReadDir(filepath.Join(e.root, "sandboxes"))
 	if len(entries)+len(states) != 0 || e.vm.Starts() != 0 {
 		t.Errorf("bad input left %d workspaces, %d state folders, %d starts", len(entries), len(states), e.vm.Starts())
+	}
+}
+
+// TestUnknownImageSaysHowToGetOne: a VM backend with no image yet is what
+// a fresh install with QEMU has; its refusal names the images there are
+// (or none) and the ways a VM image is made, never an import.
+func TestUnknownImageSaysHowToGetOne(t *testing.T) {
+	tests := []struct {
+		name   string
+		images []backends.Image
+		want   string
+	}{
+		{"the default images", testvm.DefaultImages, `unknown image "tiny" (have base, python; build one with 'make guest-image' or pull one with 'sandboxdesk images pull')`},
+		{"no image yet", nil, `unknown image "tiny" (have none yet; build one with 'make guest-image' or pull one with 'sandboxdesk images pull')`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.vm.SetImages(tt.images)
+			_, err := e.c.Create(t.Context(), ipc.CreateRequest{Name: "w", Image: "tiny"})
+			if !errors.Is(err, ipc.ErrInvalid) {
+				t.Fatalf("error %v, want ErrInvalid", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q, want %q", err, tt.want)
+			}
+		})
 	}
 }
 
