@@ -332,23 +332,28 @@ func TestSuiteAsUnprivilegedUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := []string{bin, "-test.run=^Test(BackgroundProcess|SandboxIdentity|NetworkOff|Escapes|MemoryLimit|ObserveAndAdopt|Imported|DeadSandbox|KilledDuringCreates|AliveThroughExec|Hostile|NAT)", "-test.v", "-test.count=1"}
-	cmd := exec.CommandContext(t.Context(), "setpriv", append([]string{"--reuid=65534", "--regid=65534", "--clear-groups", "--"}, run...)...)
+	cmd := exec.CommandContext(t.Context(), run[0], run[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+	var prepare func() error
 	if !tunUsableByOthers() {
 		// a desktop's /dev/net/tun is 0666; where it is root's alone, the
 		// ordinary user gets one of its own, as a root backend's helper does
-		cmd = exec.CommandContext(t.Context(), "/bin/sh", append([]string{"-c", tunScript, "sh", "65534", "65534"}, run...)...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
+		prepare = func() error { return privateTun(65534, 65534) }
 	}
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SANDBOXDESK_TEST_UNPRIVILEGED=1", "HOME="+dir, "TMPDIR=/tmp")
 	if _, err := exec.LookPath("ip"); err == nil {
 		cmd.Env = append(cmd.Env, testHostEnv+"="+newTestNetHost(t).serveHTTP(t, 8080, 123457))
 	}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the suite as an ordinary user failed: %v\n%s", err, out)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := startInOwnKeyring(cmd, prepare); err != nil {
+		t.Fatalf("start the suite as an ordinary user: %v", err)
 	}
-	t.Logf("as an ordinary user:\n%s", out)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the suite as an ordinary user failed: %v\n%s", err, out.Bytes())
+	}
+	t.Logf("as an ordinary user:\n%s", out.Bytes())
 }
 
 func tunUsableByOthers() bool {

@@ -76,11 +76,12 @@ func closeAll(files []*os.File) {
 // controller's may hold a person's login keys. The new keyring is joined
 // by one OS thread, which starts cmd (a child takes its thread's
 // credentials) and then ends with its goroutine, so the rest of the
-// controller keeps its own.
-func startInOwnKeyring(cmd *exec.Cmd) error {
+// controller keeps its own. prepare, when not nil, runs on that thread
+// before cmd starts, to change what the thread, and so cmd, sees (its
+// mount namespace, say) without the rest of the controller seeing it.
+func startInOwnKeyring(cmd *exec.Cmd, prepare func() error) error {
 	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+	onThrowawayThread(func() {
 		// a NULL name: a new anonymous keyring, never one found by name
 		_, _, errno := unix.Syscall(unix.SYS_KEYCTL, unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0)
 		switch errno {
@@ -92,10 +93,41 @@ func startInOwnKeyring(cmd *exec.Cmd) error {
 			errc <- fmt.Errorf("give the sandbox a keyring of its own (the kernel's key quota, kernel.keys.maxkeys, may be full): %w", errno)
 			return
 		}
+		if prepare != nil {
+			if err := prepare(); err != nil {
+				errc <- err
+				return
+			}
+		}
 		closeOnExec()
 		errc <- cmd.Start()
-	}()
+	})
 	return <-errc
+}
+
+// onThrowawayThread runs f in a goroutine locked to an OS thread that
+// ends with it, so what f changes of its thread (a keyring, a mount
+// namespace) stays with that thread. Never the process's main thread:
+// Go does not end that one but parks it, and /proc/self shows the main
+// thread's mounts, so a change there would outlive f and show.
+func onThrowawayThread(f func()) {
+	go func() {
+		runtime.LockOSThread() // unlocked only if main: the thread ends with the goroutine
+		if unix.Gettid() != unix.Getpid() {
+			f()
+			return
+		}
+		// hold the main thread while another runs f: no goroutine but
+		// this one runs on it until it is unlocked, unchanged
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			runtime.LockOSThread()
+			f()
+		}()
+		<-done
+		runtime.UnlockOSThread()
+	}()
 }
 
 // closeOnExec marks every descriptor of the controller but stdin, stdout

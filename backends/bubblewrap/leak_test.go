@@ -243,7 +243,7 @@ func TestKeyringHolder(t *testing.T) {
 	if got := read((*exec.Cmd).Start); got != secret {
 		t.Fatalf("a plain child does not read the key (%q), so this test shows nothing", got)
 	}
-	if got := read(startInOwnKeyring); got == secret {
+	if got := read(func(cmd *exec.Cmd) error { return startInOwnKeyring(cmd, nil) }); got == secret {
 		t.Errorf("a process started as bwrap reads the controller's key")
 	}
 	r := newRig(t)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -22,21 +21,43 @@ const natLogName = "net.log"
 // without its NAT helper: never a silent fallback to the host's network.
 var errNoSlirp = errors.New("a sandbox's own network needs slirp4netns, which is not installed: install the slirp4netns package (apt-get install slirp4netns), or create the sandbox with --network off")
 
-// tunScript runs as root in a mount namespace of its own and starts the
-// NAT helper as the sandbox's host user ($1, $2; the command follows) with
-// a /dev/net/tun that user may open: the helper makes the sandbox's
-// interface with it, and the host's own node may be root's alone. Nothing
-// else on the host sees that node.
-const tunScript = `set -e
-uid=$1 gid=$2; shift 2
-mount -t tmpfs -o mode=0755,size=4k,nosuid,noexec sandboxdesk-tun /dev/net
-mknod -m 0600 /dev/net/tun c 10 200
-chown "$uid:$gid" /dev/net/tun
-exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"`
+// privateTun gives the calling OS thread a mount namespace of its own
+// with a /dev/net/tun that uid and gid may open: a NAT helper the thread
+// then starts as that user makes the sandbox's interface with it, and the
+// host's own node may be root's alone. Nothing else on the host, the rest
+// of the controller included, sees that node. The thread must be locked
+// and never unlocked (it ends with its goroutine), as in
+// startInOwnKeyring; doing it here, not in a shell script, spares the NAT
+// helper's start five programs (sh, mount, mknod, chown, setpriv).
+func privateTun(uid, gid int) error {
+	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+		return fmt.Errorf("give the sandbox's network its own tun device: %w", err)
+	}
+	// as unshare(1) does: nothing mounted here reaches the host's
+	// namespace through a shared /
+	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("give the sandbox's network its own tun device: %w", err)
+	}
+	if err := unix.Mount("sandboxdesk-tun", "/dev/net", "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=4k"); err != nil {
+		return fmt.Errorf("give the sandbox's network its own tun device: %w", err)
+	}
+	if err := unix.Mknod("/dev/net/tun", unix.S_IFCHR|0o600, int(unix.Mkdev(10, 200))); err != nil {
+		return fmt.Errorf("give the sandbox's network its own tun device: %w", err)
+	}
+	// Mknod's mode is masked by the umask; the node must be the user's
+	// alone whatever the umask is
+	if err := unix.Chmod("/dev/net/tun", 0o600); err != nil {
+		return fmt.Errorf("give the sandbox's network its own tun device: %w", err)
+	}
+	if err := unix.Chown("/dev/net/tun", uid, gid); err != nil {
+		return fmt.Errorf("give the sandbox's network its own tun device: %w", err)
+	}
+	return nil
+}
 
 // checkNAT says what to install or change when a sandbox with network
 // "on" cannot have its NAT here: slirp4netns, and a /dev/net/tun this user
-// may open (as root the backend makes its own, see tunScript).
+// may open (as root the backend makes its own, see privateTun).
 func (b *Backend) checkNAT() error {
 	if b.slirp == "" {
 		return errNoSlirp
@@ -141,9 +162,11 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes, run *s
 	// ExtraFiles start at descriptor 3
 	args := natArgs(b.slirp, 3, 4, 5, 6)
 	attr := &syscall.SysProcAttr{Setsid: true}
+	var prepare func() error
 	if run != nil {
-		args = append([]string{"/bin/sh", "-c", tunScript, "sh", strconv.Itoa(run.user.uid), strconv.Itoa(run.user.gid)}, args...)
-		attr.Unshareflags = syscall.CLONE_NEWNS
+		// as the sandbox's host user, with no supplementary groups
+		attr.Credential = &syscall.Credential{Uid: uint32(run.user.uid), Gid: uint32(run.user.gid), Groups: []uint32{}}
+		prepare = func() error { return privateTun(run.user.uid, run.user.gid) }
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.ExtraFiles = []*os.File{readyW, p.syncR, userns, netns}
@@ -152,7 +175,7 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes, run *s
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = attr
 	// like bwrap, never in the controller's session keyring
-	err = startInOwnKeyring(cmd)
+	err = startInOwnKeyring(cmd, prepare)
 	readyW.Close()
 	if err != nil {
 		return fmt.Errorf("start slirp4netns: %w", err)

@@ -342,3 +342,40 @@ func natsUnder(root string) int {
 	}
 	return n
 }
+
+// TestHostilePrivateTunStaysPrivate checks the tun node a root backend
+// makes for its NAT helper: the helper's user alone may open it, and
+// neither the host nor the rest of the controller sees the tmpfs it is
+// on.
+func TestHostilePrivateTunStaysPrivate(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("not root: only a root backend makes its helper a tun node")
+	}
+	if _, err := os.Stat("/dev/net"); err != nil {
+		t.Skipf("this host has no /dev/net: %v", err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", "stat -c '%a %u %g %F' /dev/net/tun; grep -c sandboxdesk-tun /proc/self/mountinfo")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := startInOwnKeyring(cmd, func() error { return privateTun(65534, 65534) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the helper's view: %v\n%s", err, out.String())
+	}
+	if got, want := out.String(), "600 65534 65534 character special file\n1\n"; got != want {
+		t.Errorf("the helper sees %q, want %q", got, want)
+	}
+	after, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(after), "sandboxdesk-tun") {
+		t.Errorf("the helper's tun mount reached the controller's namespace:\n%s", after)
+	}
+	host, err := os.ReadFile("/proc/1/mountinfo")
+	if err == nil && strings.Contains(string(host), "sandboxdesk-tun") {
+		t.Errorf("the helper's tun mount reached the host's namespace")
+	}
+}

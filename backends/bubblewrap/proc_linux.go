@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ids is a host user and its group.
@@ -60,7 +62,7 @@ const execWait = 5 * time.Second
 func readCmdline(pid int, since uint64) ([]byte, bool) {
 	deadline := time.Now().Add(execWait)
 	for delay := 100 * time.Microsecond; ; delay = min(delay*2, 10*time.Millisecond) {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		b, err := readProc(fmt.Sprintf("/proc/%d/cmdline", pid))
 		if err != nil {
 			return nil, false
 		}
@@ -74,19 +76,54 @@ func readCmdline(pid int, since uint64) ([]byte, bool) {
 	}
 }
 
-// kernelThread reports whether pid is a kernel thread (PF_KTHREAD in the
-// flags of /proc/PID/stat).
-func kernelThread(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+// readProc reads a file of /proc with plain system calls: open, read
+// until the end, close. os.ReadFile also offers each file to Go's poller,
+// which refuses it, three more calls per file; a sweep reads two files
+// of every process on the host, at every stop.
+func readProc(path string) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return false
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	b := make([]byte, 0, 1024)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := unix.Read(fd, b[len(b):cap(b)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 {
+			return b, nil
+		}
+		b = b[:len(b)+n]
+	}
+}
+
+// statFields is /proc/PID/stat after the command name, which may hold
+// spaces and parentheses: field 3 (the state) is the first.
+func statFields(pid string) ([]string, bool) {
+	b, err := readProc("/proc/" + pid + "/stat")
+	if err != nil {
+		return nil, false
 	}
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return false
+		return nil, false
 	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 7 {
+	return strings.Fields(string(b[i+1:])), true
+}
+
+// kernelThread reports whether pid is a kernel thread (PF_KTHREAD in the
+// flags of /proc/PID/stat).
+func kernelThread(pid int) bool {
+	f, ok := statFields(strconv.Itoa(pid))
+	if !ok || len(f) < 7 {
 		return false
 	}
 	flags, err := strconv.ParseUint(f[6], 10, 64)
@@ -96,16 +133,8 @@ func kernelThread(pid int) bool {
 // startTime is field 22 of /proc/PID/stat, in clock ticks since boot;
 // a zombie counts as gone.
 func startTime(pid int) (uint64, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 || f[0] == "Z" || f[0] == "X" {
+	f, ok := statFields(strconv.Itoa(pid))
+	if !ok || len(f) < 20 || f[0] == "Z" || f[0] == "X" {
 		return 0, false
 	}
 	st, err := strconv.ParseUint(f[19], 10, 64)
@@ -141,17 +170,10 @@ func sweep(id string, since uint64) {
 func children(pid int) []int {
 	var out []int
 	entries, _ := os.ReadDir("/proc")
+	parent := strconv.Itoa(pid)
 	for _, e := range entries {
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+		f, ok := statFields(e.Name())
+		if ok && len(f) > 1 && f[1] == parent {
 			if child, err := strconv.Atoi(e.Name()); err == nil {
 				out = append(out, child)
 			}

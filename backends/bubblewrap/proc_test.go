@@ -49,3 +49,43 @@ func cmdline(pid int) []byte {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	return b
 }
+
+// TestReadProc: readProc reads what os.ReadFile does, files longer than
+// its first buffer included, and says when a file is not there.
+func TestReadProc(t *testing.T) {
+	for _, path := range []string{
+		"/proc/self/cmdline",
+		"/proc/self/stat",
+		"/proc/self/status", // over 1 KiB
+		"/proc/self/limits", // over 1 KiB, and unchanging
+	} {
+		got, err := readProc(path)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// the files of the process itself that change as it runs
+		if path == "/proc/self/stat" || path == "/proc/self/status" {
+			if len(got) < len(want)/2 || !bytes.HasPrefix(got, want[:bytes.IndexByte(want, ' ')+1]) {
+				t.Errorf("%s: read %q, os.ReadFile %q", path, got, want)
+			}
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: read %d bytes %q, os.ReadFile %d bytes", path, len(got), got, len(want))
+		}
+	}
+	if _, err := readProc("/proc/0/stat"); !os.IsNotExist(err) {
+		t.Errorf("/proc/0/stat: %v, want a not-exist error", err)
+	}
+	if _, ok := startTime(os.Getpid()); !ok {
+		t.Errorf("startTime of this process: not found")
+	}
+	if _, ok := startTime(-1); ok {
+		t.Errorf("startTime of pid -1: found")
+	}
+}

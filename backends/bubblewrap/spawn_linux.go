@@ -168,7 +168,7 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 		// makes its mounts private before the launcher runs
 		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
 	}
-	err = startInOwnKeyring(cmd)
+	err = startInOwnKeyring(cmd, nil)
 	gate.Close()
 	signal.Close()
 	if nat != nil {
