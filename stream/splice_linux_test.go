@@ -114,3 +114,55 @@ func TestSpliceFallsBackWithoutSocket(t *testing.T) {
 		t.Error("the bytes through the frames differ")
 	}
 }
+
+// TestSpliceInputFromPipe: a client's input read from a pipe reaches the
+// command through a socket (by splice), within the server's credit, every
+// byte in order, more of it than one window.
+func TestSpliceInputFromPipe(t *testing.T) {
+	for _, c := range []struct {
+		size     int
+		blocking bool // a standard input inherited in blocking mode
+	}{{1, false}, {3*Window + 5, false}, {3*Window + 5, true}} {
+		size := c.size
+		cli, agent := socketPair(t)
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.blocking {
+			var fds [2]int
+			if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+				t.Fatal(err)
+			}
+			pr.Close()
+			pw.Close()
+			pr, pw = os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "feed")
+		}
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(i*7 + i>>11)
+		}
+		go func() {
+			pw.Write(data)
+			pw.Close()
+		}()
+		sess := Serve(agent, agent)
+		got := make(chan []byte, 1)
+		go func() {
+			b, err := io.ReadAll(sess.Stdin())
+			if err != nil {
+				t.Errorf("%d bytes: read the input: %v", size, err)
+			}
+			got <- b
+			sess.Exit(0)
+		}()
+		code, err := Attach(t.Context(), cli, nil, IO{Stdin: pr})
+		if err != nil || code != 0 {
+			t.Fatalf("%d bytes: exit %d, %v", size, code, err)
+		}
+		if b := <-got; !bytes.Equal(b, data) {
+			t.Errorf("%d bytes: %d came, not the same", size, len(b))
+		}
+		pr.Close()
+	}
+}

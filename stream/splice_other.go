@@ -4,5 +4,10 @@ package stream
 
 import "io"
 
-// spliceFrom leaves every copy to the caller where there is no splice.
-func (f *Writer) spliceFrom(io.Reader) (int64, bool, error) { return 0, false, nil }
+// spliced is never opened where there is no splice: every copy is the
+// caller's.
+type spliced struct{}
+
+func openSplice(io.Reader, io.Writer) (*spliced, bool) { return nil, false }
+func (*spliced) pending() (int, error)                 { return 0, nil }
+func (*spliced) move(io.Writer, int) error             { return nil }
