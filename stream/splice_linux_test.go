@@ -166,3 +166,45 @@ func TestSpliceInputFromPipe(t *testing.T) {
 		pr.Close()
 	}
 }
+
+// TestSpliceOutputToPipe: a client whose standard output is a pipe
+// passes the command's output on to it (by splice) every byte in order,
+// its stderr beside it, and then the exit status.
+func TestSpliceOutputToPipe(t *testing.T) {
+	for _, size := range []int{1, 64<<10 + 3, 9<<20 + 1} {
+		cli, agent := socketPair(t)
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(i*13 + i>>10)
+		}
+		sess := Serve(agent, agent)
+		go func() {
+			sess.Stdout.Write(data[:size/2])
+			sess.Stderr.Write([]byte("half"))
+			sess.Stdout.Write(data[size/2:])
+			sess.Exit(3)
+		}()
+		got := make(chan []byte, 1)
+		go func() {
+			b, _ := io.ReadAll(pr)
+			got <- b
+		}()
+		var errb bytes.Buffer
+		code, err := Attach(t.Context(), cli, nil, IO{Stdout: pw, Stderr: &errb})
+		pw.Close()
+		if err != nil || code != 3 {
+			t.Fatalf("%d bytes: exit %d, %v", size, code, err)
+		}
+		if b := <-got; !bytes.Equal(b, data) {
+			t.Errorf("%d bytes: %d came, not the same", size, len(b))
+		}
+		if errb.String() != "half" {
+			t.Errorf("%d bytes: stderr %q, want %q", size, errb.String(), "half")
+		}
+		pr.Close()
+	}
+}
