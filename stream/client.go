@@ -94,7 +94,7 @@ func attach(ctx context.Context, conn net.Conn, br *bufio.Reader, request []byte
 		br.Reset(conn)
 		defer func() { br.Reset(nil); readers.Put(br) }()
 	}
-	return result(ctx, br, stdout, stderr, cr, openSpliceOut(conn, stdout))
+	return result(ctx, br, stdout, stderr, cr)
 }
 
 // shutdown ends a connection for every holder of its descriptor, not
@@ -179,25 +179,14 @@ func (w *creditWriter) ReadFrom(r io.Reader) (int64, error) {
 
 // Result reads output frames until the exit frame.
 func Result(ctx context.Context, r io.Reader, stdout, stderr io.Writer) (int, error) {
-	return result(ctx, r, stdout, stderr, nil, nil)
+	return result(ctx, r, stdout, stderr, nil)
 }
 
-// result reads the command's frames from r; out, when set, is r's
-// connection and stdout as a spliced pair (r then a bufio.Reader).
-func result(ctx context.Context, r io.Reader, stdout, stderr io.Writer, cr *credit, out *splicedOut) (int, error) {
+func result(ctx context.Context, r io.Reader, stdout, stderr io.Writer, cr *credit) (int, error) {
 	var buf []byte // grown to the frames that come
 	kind := ""     // of the Error frame that follows, when the server names it
-	br, _ := r.(*bufio.Reader)
 	for {
-		var typ byte
-		var payload []byte
-		var err error
-		n := 0
-		if out != nil && br != nil {
-			typ, payload, n, err = readSplicing(br, buf)
-		} else {
-			typ, payload, err = Read(r, buf)
-		}
+		typ, payload, err := Read(r, buf)
 		if cap(payload) > cap(buf) {
 			buf = payload[:cap(payload)]
 		}
@@ -209,15 +198,6 @@ func result(ctx context.Context, r io.Reader, stdout, stderr io.Writer, cr *cred
 		}
 		switch typ {
 		case Stdout:
-			if payload == nil && n > 0 {
-				if err := sendOn(br, stdout, out, n); err != nil {
-					if ctx.Err() != nil {
-						return -1, ctx.Err()
-					}
-					return -1, err
-				}
-				continue
-			}
 			if _, err := stdout.Write(payload); err != nil {
 				return -1, err
 			}
@@ -266,43 +246,4 @@ func (w *creditWriter) splice(sp *spliced) (int64, error) {
 		}
 		total += int64(m)
 	}
-}
-
-// readSplicing reads a frame as Read does, except that a Stdout frame's
-// payload stays where it is, its length returned as n, for sendOn.
-func readSplicing(br *bufio.Reader, buf []byte) (typ byte, payload []byte, n int, err error) {
-	typ, n, err = readHeader(br)
-	if err != nil || (typ == Stdout && n > 0) {
-		return typ, nil, n, err
-	}
-	if n > cap(buf) {
-		buf = make([]byte, n, max(n, min(2*cap(buf), MaxFrame)))
-	}
-	buf = buf[:n]
-	if err := readPayload(br, buf); err != nil {
-		return 0, nil, 0, err
-	}
-	return typ, buf, n, nil
-}
-
-// sendOn passes the n bytes of a payload on to stdout: what br holds of
-// it written, the rest spliced.
-func sendOn(br *bufio.Reader, stdout io.Writer, out *splicedOut, n int) error {
-	if held := min(br.Buffered(), n); held > 0 {
-		p, _ := br.Peek(held)
-		if _, err := stdout.Write(p); err != nil {
-			return err
-		}
-		br.Discard(held)
-		n -= held
-	}
-	if n > 0 {
-		if left, err := out.move(n); err != nil {
-			// the rest the usual way, so an error is the writer's own
-			// (a closed stdout raises SIGPIPE, as on any write there)
-			_, err = io.CopyN(stdout, br, int64(left))
-			return err
-		}
-	}
-	return nil
 }

@@ -3,7 +3,6 @@ package stream
 import (
 	"errors"
 	"io"
-	"net"
 	"os"
 	"syscall"
 
@@ -164,68 +163,4 @@ func (s *spliced) copy(w io.Writer, n int) error {
 	}
 	_, err := w.Write(buf[:n])
 	return err
-}
-
-// splicedOut is a socket whose frame payloads go on to a pipe (a
-// client's standard output) moved by the kernel, not read and written.
-type splicedOut struct {
-	src, dst syscall.RawConn
-	blocking bool // the pipe is not the runtime poller's
-}
-
-// openSpliceOut is conn and w as a spliced pair; nil when w is not a
-// pipe or conn not a socket.
-func openSpliceOut(conn net.Conn, w io.Writer) *splicedOut {
-	pipe, ok := w.(io.Reader) // a file
-	if !ok {
-		return nil
-	}
-	sp, ok := openSplice(pipe, conn)
-	if !ok {
-		return nil
-	}
-	// openSplice paired them the other way: the pipe is the destination
-	return &splicedOut{src: sp.dst, dst: sp.src, blocking: sp.blocking}
-}
-
-// move takes n payload bytes from the socket to the pipe; on an error,
-// left is what it did not move.
-func (s *splicedOut) move(n int) (left int, err error) {
-	left = n
-	var serr error
-	cerr := s.dst.Control(func(dfd uintptr) {
-		rerr := s.src.Read(func(sfd uintptr) bool {
-			for left > 0 {
-				m, err := unix.Splice(int(sfd), nil, int(dfd), nil, left, unix.SPLICE_F_MOVE|unix.SPLICE_F_NONBLOCK)
-				switch {
-				case err == unix.EINTR:
-					continue
-				case err == unix.EAGAIN:
-					// the socket is empty or the pipe full: wait for
-					// the pipe here, for the socket in the poller
-					pfd := []unix.PollFd{{Fd: int32(dfd), Events: unix.POLLOUT}}
-					if _, perr := unix.Poll(pfd, 0); perr == nil && pfd[0].Revents == 0 {
-						unix.Poll(pfd, -1)
-						continue
-					}
-					return false
-				case err != nil:
-					serr = err
-					return true
-				case m == 0:
-					serr = io.ErrUnexpectedEOF // the socket ended within a frame
-					return true
-				}
-				left -= int(m)
-			}
-			return true
-		})
-		if serr == nil {
-			serr = rerr
-		}
-	})
-	if cerr != nil {
-		return left, cerr
-	}
-	return left, serr
 }

@@ -2,10 +2,7 @@
 
 package stream
 
-import (
-	"io"
-	"net"
-)
+import "io"
 
 // spliced is never opened where there is no splice: every copy is the
 // caller's.
@@ -14,8 +11,3 @@ type spliced struct{}
 func openSplice(io.Reader, io.Writer) (*spliced, bool) { return nil, false }
 func (*spliced) pending() (int, error)                 { return 0, nil }
 func (*spliced) move(io.Writer, int) error             { return nil }
-
-type splicedOut struct{}
-
-func openSpliceOut(net.Conn, io.Writer) *splicedOut { return nil }
-func (*splicedOut) move(int) (int, error)           { return 0, nil }
