@@ -74,7 +74,7 @@ func attach(ctx context.Context, conn net.Conn, br *bufio.Reader, request []byte
 	}
 	if stdin != nil {
 		go func() {
-			sendInput(stdin, cr, send)
+			io.Copy(&creditWriter{cr: cr, send: send, mu: &mu, conn: conn}, stdin)
 			send(StdinClose, nil)
 		}()
 	}
@@ -125,19 +125,16 @@ func relay(cio IO, send func(byte, []byte) error, done <-chan struct{}) {
 	}
 }
 
-// sendInput sends stdin as the server's credit allows; the frames of one
-// read may wait for it, the signals beside them do not. Input that is
-// itself a session's (the controller passing a client's input on to an
-// agent) goes through as it arrived, with no copy.
-func sendInput(stdin io.Reader, cr *credit, send func(byte, []byte) error) {
-	io.Copy(&creditWriter{cr: cr, send: send}, stdin)
-}
-
-// creditWriter sends what it is given as Stdin frames, each within the
-// credit the server granted.
+// creditWriter sends stdin as Stdin frames, each within the credit the
+// server granted; the frames of one read may wait for it, the signals
+// beside them do not. Input that is itself a session's (the controller
+// passing a client's input on to an agent) goes through as it arrived,
+// with no copy; input from a pipe goes by splice.
 type creditWriter struct {
 	cr   *credit
 	send func(byte, []byte) error
+	mu   *sync.Mutex // send's: held for a spliced frame
+	conn io.Writer
 }
 
 func (w *creditWriter) Write(p []byte) (int, error) {
@@ -157,6 +154,9 @@ func (w *creditWriter) Write(p []byte) (int, error) {
 
 // ReadFrom reads large: each frame costs a wake-up at every hop.
 func (w *creditWriter) ReadFrom(r io.Reader) (int64, error) {
+	if sp, ok := openSplice(r, w.conn); ok {
+		return w.splice(sp)
+	}
 	bp := chunks.Get().(*[]byte)
 	defer chunks.Put(bp)
 	var total int64
@@ -219,5 +219,31 @@ func result(ctx context.Context, r io.Reader, stdout, stderr io.Writer, cr *cred
 		case Error:
 			return -1, &StartError{Kind: kind, Message: string(payload)}
 		}
+	}
+}
+
+// splice sends the pipe's input as frames of what it holds, within the
+// credit, their payloads spliced.
+func (w *creditWriter) splice(sp *spliced) (int64, error) {
+	var total int64
+	for {
+		n, err := sp.pending()
+		if err != nil || n == 0 {
+			return total, err
+		}
+		m := w.cr.take(n) // at most n: the pipe holds the m to move
+		if m == 0 {
+			return total, io.ErrClosedPipe
+		}
+		w.mu.Lock()
+		err = writeHeader(w.conn, Stdin, m)
+		if err == nil {
+			err = sp.move(w.conn, m)
+		}
+		w.mu.Unlock()
+		if err != nil {
+			return total, err
+		}
+		total += int64(m)
 	}
 }

@@ -171,6 +171,9 @@ func (f *Writer) Write(p []byte) (int, error) {
 // each frame only: io.Copy into a Writer (a command's output, stdin)
 // sends large frames instead of io.Copy's 32 KiB ones.
 func (f *Writer) ReadFrom(r io.Reader) (int64, error) {
+	if n, handled, err := f.spliceFrom(r); handled {
+		return n, err
+	}
 	bp := chunks.Get().(*[]byte)
 	defer chunks.Put(bp)
 	buf := *bp
