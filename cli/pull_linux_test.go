@@ -4,33 +4,16 @@ package cli
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"net/http"
-	"net/http/httptest"
-	"runtime"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"sandboxdesk/catalogue/cataloguetest"
 )
 
 // TestImagesPull runs images catalogue and pull against a controller with
 // the test backend and a local catalogue (serveRoot is Linux's).
 func TestImagesPull(t *testing.T) {
-	data := bytes.Repeat([]byte("rootfs "), 300_000)
-	h := sha256.Sum256(data)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/catalogue.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(`{"images": [{"name": "alpine", "backend": "testvm", "arch": "` + runtime.GOARCH + `", "description": "a pulled Linux",
-			"files": [{"name": "rootfs.tar", "url": "rootfs.tar", "size": ` + strconv.Itoa(len(data)) + `, "sha256": "` + hex.EncodeToString(h[:]) + `"}]}]}`))
-	})
-	mux.HandleFunc("/rootfs.tar", func(w http.ResponseWriter, r *http.Request) {
-		http.ServeContent(w, r, "rootfs.tar", time.Time{}, bytes.NewReader(data))
-	})
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	url := srv.URL + "/catalogue.json"
+	url := cataloguetest.One(t, "testvm", bytes.Repeat([]byte("rootfs "), 300_000))
 	root := serveRoot(t, "testvm")
 
 	if code, _, errs := runIn(t.Context(), root, nil, "images", "pull", "alpine"); code != ExitUsage || !strings.Contains(errs, "no image catalogue is set") {

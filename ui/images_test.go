@@ -2,35 +2,13 @@ package ui
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"net/http"
-	"net/http/httptest"
-	"runtime"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"sandboxdesk/catalogue/cataloguetest"
 
 	"fyne.io/fyne/v2/test"
 )
-
-// catalogue serves a catalogue offering "alpine" for testvm here.
-func catalogue(t *testing.T) string {
-	data := bytes.Repeat([]byte("rootfs "), 100_000)
-	h := sha256.Sum256(data)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/catalogue.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(`{"images": [{"name": "alpine", "backend": "testvm", "arch": "` + runtime.GOARCH + `", "description": "a pulled Linux",
-			"files": [{"name": "rootfs.tar", "url": "rootfs.tar", "size": ` + strconv.Itoa(len(data)) + `, "sha256": "` + hex.EncodeToString(h[:]) + `"}]}]}`))
-	})
-	mux.HandleFunc("/rootfs.tar", func(w http.ResponseWriter, r *http.Request) {
-		http.ServeContent(w, r, "rootfs.tar", time.Time{}, bytes.NewReader(data))
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv.URL + "/catalogue.json"
-}
 
 func TestImagesDialogPulls(t *testing.T) {
 	r := newRig(t)
@@ -41,7 +19,7 @@ func TestImagesDialogPulls(t *testing.T) {
 	if got := d.msg.Text; !strings.HasPrefix(got, "No catalogue is set") {
 		t.Errorf("with no catalogue the dialog says %q", got)
 	}
-	url := catalogue(t)
+	url := cataloguetest.One(t, "testvm", bytes.Repeat([]byte("rootfs "), 100_000))
 	test.Type(d.url, url)
 	test.Tap(d.loadB)
 	if got := d.msg.Text; got != "1 images for this computer:" {
