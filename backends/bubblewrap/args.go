@@ -65,9 +65,10 @@ type layout struct {
 	Agent  string
 	Interp string
 	Libs   []string
-	// CgroupProcs are cgroup.procs files the sandbox joins before bwrap
-	// starts, so every process in it is limited.
-	CgroupProcs []string
+	// CgroupJoin are the files the sandbox writes "0" to, joining its
+	// cgroups before bwrap starts, so every process in it is limited (see
+	// cgroup.joinFiles).
+	CgroupJoin []string
 	// AgentFD is the inherited descriptor of the agent's listening socket,
 	// which bwrap passes on to the agent.
 	AgentFD int

@@ -240,7 +240,7 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 	l := layout{
 		Name: spec.Name, ImageRoot: imageRoot, HostImage: host, StateDir: spec.StateDir,
 		Workspace: spec.Workspace, Network: spec.Network, Agent: b.agent, Interp: b.interp, Libs: b.libs,
-		CgroupProcs: cg.procsFiles(), NestedUserns: spec.NestedUserns,
+		CgroupJoin: cg.joinFiles(), NestedUserns: spec.NestedUserns,
 		Trust: planTrust(os.Getenv, os.Stat, filepath.EvalSymlinks, host, b.asRoot),
 	}
 	sb, err := b.spawn(ctx, spec.ID, l, img, run)

@@ -107,12 +107,22 @@ func write(dir, file, value string) error {
 	return os.WriteFile(filepath.Join(dir, file), []byte(value), 0o644)
 }
 
-// procsFiles are the files a process writes its pid to to join.
-func (c *cgroup) procsFiles() []string {
+// joinFiles are the files a process writes "0" to to join the cgroup
+// itself: the unified hierarchy's cgroup.procs, and each v1 folder's
+// tasks, which moves only the writing thread. That thread then runs bwrap
+// (execve leaves no other), so all the sandbox is inside all the same;
+// and a thread moving itself spares the kernel its global lock on every
+// fork and exit of the host (cgroup_threadgroup_rwsem), which a write to
+// a v1 cgroup.procs takes and, once in a while, has to wait a whole RCU
+// grace period for: 10 ms and more of every start.
+func (c *cgroup) joinFiles() []string {
 	var out []string
-	for _, d := range c.dirs() {
+	if c.v2 != "" {
+		out = append(out, filepath.Join(c.v2, "cgroup.procs"))
+	}
+	for _, d := range []string{c.memory, c.cpu, c.pids} {
 		if d != "" {
-			out = append(out, filepath.Join(d, "cgroup.procs"))
+			out = append(out, filepath.Join(d, "tasks"))
 		}
 	}
 	return out

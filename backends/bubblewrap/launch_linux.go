@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -56,8 +57,10 @@ type launchPlan struct {
 	Binds []aliasBind `json:"binds"`
 	// Workspace is where the idmapped workspace tree (workspaceFD) goes;
 	// empty when the workspace is among Binds.
-	Workspace   string   `json:"workspace,omitempty"`
-	CgroupProcs []string `json:"cgroupProcs,omitempty"`
+	Workspace string `json:"workspace,omitempty"`
+	// CgroupJoin are the files the launcher writes "0" to, from the
+	// thread that then executes bwrap (see cgroup.joinFiles).
+	CgroupJoin []string `json:"cgroupJoin,omitempty"`
 }
 
 type aliasBind struct {
@@ -114,7 +117,10 @@ func (p launchPlan) run(bwrap []string) error {
 			return fmt.Errorf("mount the workspace: %w", err)
 		}
 	}
-	for _, f := range p.CgroupProcs {
+	// a v1 tasks file moves only the thread that writes it: the one
+	// that executes bwrap below, and the only one left after that
+	runtime.LockOSThread()
+	for _, f := range p.CgroupJoin {
 		if err := joinCgroup(f); err != nil {
 			return err
 		}
@@ -155,17 +161,20 @@ func attach(fd int, dst string, file bool) error {
 	return unix.MoveMount(fd, "", unix.AT_FDCWD, dst, unix.MOVE_MOUNT_F_EMPTY_PATH)
 }
 
-func joinCgroup(procs string) error {
-	f, err := os.OpenFile(procs, os.O_WRONLY|unix.O_NOFOLLOW, 0)
+// joinCgroup writes "0" to a cgroup's cgroup.procs or tasks file: the
+// calling process, or the calling thread, joins it. Plain system calls:
+// os.File would offer the file to Go's poller first, for nothing.
+func joinCgroup(file string) error {
+	fd, err := unix.Open(file, unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("join cgroup: %w", err)
+		return fmt.Errorf("join cgroup: %w", &os.PathError{Op: "open", Path: file, Err: err})
 	}
-	_, err = fmt.Fprint(f, os.Getpid())
-	if cerr := f.Close(); err == nil {
+	_, err = unix.Write(fd, []byte("0"))
+	if cerr := unix.Close(fd); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("join cgroup %s: %w", procs, err)
+		return fmt.Errorf("join cgroup %s: %w", file, err)
 	}
 	return nil
 }

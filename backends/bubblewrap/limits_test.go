@@ -3,7 +3,11 @@
 package bubblewrap
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -65,4 +69,76 @@ func TestHostileForkBomb(t *testing.T) {
 	if !strings.Contains(strings.Join(r.events, "\n"), "process limit:") {
 		t.Errorf("no notice of the limit's refusals, only %q", r.events)
 	}
+}
+
+// TestEveryProcessInEveryCgroup: bwrap, the sandbox's init, its agent and
+// what the agent runs, each with all its threads, are in every cgroup of
+// the sandbox (the memory, cpu and pids folders of cgroup v1, or the one of
+// v2). A process is in one only when the first process of the sandbox
+// joined it before it started anything: on v1 the launcher moves only its
+// own thread, the one that must then execute bwrap.
+func TestEveryProcessInEveryCgroup(t *testing.T) {
+	r := newRig(t)
+	s := r.spec("cg")
+	s.CPUs, s.Pids = 1, 256 // so that the cpu and pids folders are made
+	r.start(s, 256)
+	sb, ok := r.b.get(s.ID)
+	if !ok {
+		t.Fatal("the sandbox is not running")
+	}
+	if code, out := r.sh(s.ID, "sleep 60 & echo started"); code != 0 {
+		t.Fatalf("background start: %d %q", code, out)
+	}
+	tree := descendants(sb.pid.Pid)
+	if len(tree) < 4 { // bwrap, init, the agent, sleep
+		t.Fatalf("the sandbox's processes are %v, want bwrap, its init, the agent and sleep", tree)
+	}
+	joined := 0
+	for _, dir := range sb.cg.dirs() {
+		if dir == "" {
+			continue
+		}
+		joined++
+		// v1 lists threads in tasks; v2 processes in cgroup.procs
+		file, threads := filepath.Join(dir, "tasks"), true
+		if dir == sb.cg.v2 {
+			file, threads = filepath.Join(dir, "cgroup.procs"), false
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := map[string]bool{}
+		for _, f := range strings.Fields(string(data)) {
+			in[f] = true
+		}
+		for _, pid := range tree {
+			ids := []string{strconv.Itoa(pid)}
+			if threads {
+				tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+				ids = ids[:0]
+				for _, task := range tasks {
+					ids = append(ids, task.Name())
+				}
+			}
+			for _, id := range ids {
+				if !in[id] {
+					cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+					t.Errorf("%d (task %s, %q) is not in %s", pid, id, strings.ReplaceAll(string(cmd), "\x00", " "), dir)
+				}
+			}
+		}
+	}
+	if joined == 0 {
+		t.Skip("no cgroup this user may write: the sandbox has none to be in")
+	}
+}
+
+// descendants is pid and every process below it.
+func descendants(pid int) []int {
+	out := []int{pid}
+	for i := 0; i < len(out); i++ {
+		out = append(out, children(out[i])...)
+	}
+	return out
 }

@@ -46,10 +46,11 @@ func awaitGate() error {
 	return unix.Dup3(int(null.Fd()), 0, 0)
 }
 
-// joinScript waits at the gate, joins each cgroup.procs file given before
-// "--", then runs the rest: every process of the sandbox is inside its
-// cgroup from the start.
-const joinScript = startGate + `for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"`
+// joinScript waits at the gate, joins its cgroups by writing "0" (itself,
+// the one thread of the shell) to each file given before "--", then runs
+// the rest: every process of the sandbox is inside its cgroups from the
+// start.
+const joinScript = startGate + `for f in "$@"; do [ "$f" = -- ] && break; echo 0 > "$f" || exit 125; shift; done; shift; exec "$@"`
 
 // sandboxRun is how a root controller runs one sandbox: as its own host
 // user, with its workspace idmapped to that user.
@@ -65,9 +66,9 @@ type sandboxRun struct {
 func (b *Backend) command(l layout, img imageLayout, run *sandboxRun) []string {
 	if run == nil {
 		args := append([]string{b.bwrap}, bwrapArgs(l, img)...)
-		return append(append(append([]string{"/bin/sh", "-c", joinScript, "sh"}, l.CgroupProcs...), "--"), args...)
+		return append(append(append([]string{"/bin/sh", "-c", joinScript, "sh"}, l.CgroupJoin...), "--"), args...)
 	}
-	plan := launchPlan{UID: run.user.uid, GID: run.user.gid, CgroupProcs: l.CgroupProcs}
+	plan := launchPlan{UID: run.user.uid, GID: run.user.gid, CgroupJoin: l.CgroupJoin}
 	alias := func(src, dst string, file bool) string {
 		plan.Binds = append(plan.Binds, aliasBind{Src: src, Dst: dst, File: file})
 		return dst
