@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"sandboxdesk/backends"
 	"sandboxdesk/backends/agent"
 	"sandboxdesk/stream"
@@ -363,33 +365,67 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 		cancel()
 	}
 	b.checkOOM(ctx, id, sb)
-	b.kill(sb)
+	signalNAT(sb) // it ends while the sandbox and the rest are cleared away
+	b.end(sb)
 	sweep(id, sb.pid.StartTime)
 	if sb.cg != nil {
 		sb.cg.remove()
 	}
 	clearCtl(sb.ctl)
+	awaitNAT(sb)
 	b.mu.Lock()
 	delete(b.running, id)
 	b.mu.Unlock()
 	return backends.Stopped{}, nil
 }
 
-// kill ends the sandbox: its init (the bwrap monitor's child, pid 1 of the
-// sandbox's pid namespace) first, which makes the kernel kill every
-// process of the namespace, then the monitor.
+// kill ends the sandbox and its NAT helper.
 func (b *Backend) kill(sb *sandbox) {
+	b.end(sb)
+	killNAT(sb)
+}
+
+// end ends the sandbox: its init (the bwrap monitor's child, pid 1 of the
+// sandbox's pid namespace) first, which makes the kernel kill every
+// process of the namespace, then the monitor. It returns once both are
+// gone: the init ends last of the namespace, so by then no process of the
+// sandbox is left in its cgroups. (The monitor, killed too, may well end
+// before its init does.)
+func (b *Backend) end(sb *sandbox) {
+	var inits []int // pidfds, where the kernel has them (5.3 and later)
 	if sb.pid.alive(sb.id) {
 		for _, child := range children(sb.pid.Pid) {
+			if fd, err := unix.PidfdOpen(child, 0); err == nil {
+				inits = append(inits, fd)
+			}
 			syscall.Kill(child, syscall.SIGKILL)
 		}
 		syscall.Kill(sb.pid.Pid, syscall.SIGKILL)
 	}
+	deadline := time.Now().Add(10 * time.Second)
 	select {
 	case <-sb.exited:
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Until(deadline)):
 	}
-	killNAT(sb)
+	for _, fd := range inits {
+		awaitExit(fd, deadline)
+		unix.Close(fd)
+	}
+}
+
+// awaitExit waits until the process of pidfd fd has exited (it becomes
+// readable then), or the deadline has passed.
+func awaitExit(fd int, deadline time.Time) {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		ms := int(time.Until(deadline).Milliseconds())
+		if ms <= 0 {
+			return
+		}
+		if n, err := unix.Poll(fds, ms); n > 0 || err != nil && !errors.Is(err, unix.EINTR) {
+			return
+		}
+	}
 }
 
 // Remove stops the sandbox if it runs; Stop also deletes its cgroup,

@@ -262,11 +262,24 @@ func (p pidFile) netAlive() bool {
 // killNAT ends the sandbox's NAT helper if it still runs. It ends on its
 // own when bwrap does; this is for a stop that cannot wait for that.
 func killNAT(sb *sandbox) {
+	signalNAT(sb)
+	awaitNAT(sb)
+}
+
+// signalNAT kills the sandbox's NAT helper if it still runs, and returns
+// at once: its end takes the kernel a while (the sandbox's network device
+// goes with it, and waits for an RCU grace period to go), which a stop
+// spends on its own clean-up meanwhile.
+func signalNAT(sb *sandbox) {
 	// a helper this process started cannot be another process before it
 	// is waited for; an adopted one is checked
 	if sb.netExited != nil && sb.pid.NetPid > 0 || sb.pid.netAlive() {
 		syscall.Kill(sb.pid.NetPid, syscall.SIGKILL)
 	}
+}
+
+// awaitNAT waits until the sandbox's NAT helper has ended.
+func awaitNAT(sb *sandbox) {
 	if sb.netExited != nil {
 		select {
 		case <-sb.netExited:

@@ -57,8 +57,10 @@ const execWait = 5 * time.Second
 // reads then, a running sandbox looks like no sandbox: a new controller
 // would drop its record and a sweep would leave it running. So an empty
 // command line is read again, for as long as the same process lives, until
-// the exec is through. Kernel threads, which never have one, are not
-// waited for.
+// the exec is through. Kernel threads, which never have one, and processes
+// on their way out, which have let go of their memory and with it their
+// command line, are not waited for: the NAT helper of a sandbox being
+// stopped may take many milliseconds to end.
 func readCmdline(pid int, since uint64) ([]byte, bool) {
 	deadline := time.Now().Add(execWait)
 	for delay := 100 * time.Microsecond; ; delay = min(delay*2, 10*time.Millisecond) {
@@ -66,7 +68,7 @@ func readCmdline(pid int, since uint64) ([]byte, bool) {
 		if err != nil {
 			return nil, false
 		}
-		if len(b) > 0 || kernelThread(pid) || time.Now().After(deadline) {
+		if len(b) > 0 || noCommandLine(pid) || time.Now().After(deadline) {
 			return b, true
 		}
 		time.Sleep(delay)
@@ -119,15 +121,21 @@ func statFields(pid string) ([]string, bool) {
 	return strings.Fields(string(b[i+1:])), true
 }
 
-// kernelThread reports whether pid is a kernel thread (PF_KTHREAD in the
-// flags of /proc/PID/stat).
-func kernelThread(pid int) bool {
+// Flags of a process in /proc/PID/stat (PF_* of the kernel's sched.h).
+const (
+	pfExiting = 0x00000004
+	pfKthread = 0x00200000
+)
+
+// noCommandLine reports whether pid will not have a command line again:
+// a kernel thread, or a process that is exiting (an exec does neither).
+func noCommandLine(pid int) bool {
 	f, ok := statFields(strconv.Itoa(pid))
 	if !ok || len(f) < 7 {
 		return false
 	}
 	flags, err := strconv.ParseUint(f[6], 10, 64)
-	return err == nil && flags&0x00200000 != 0
+	return err == nil && flags&(pfKthread|pfExiting) != 0
 }
 
 // startTime is field 22 of /proc/PID/stat, in clock ticks since boot;
@@ -166,8 +174,17 @@ func sweep(id string, since uint64) {
 	}
 }
 
-// children lists the processes whose parent is pid.
+// children lists the processes whose parent is pid: as the kernel lists
+// each of its threads' children, or, on a kernel that keeps no such list
+// (CONFIG_PROC_CHILDREN), by a look at every process of the host.
 func children(pid int) []int {
+	if out, ok := childrenListed(pid); ok {
+		return out
+	}
+	return childrenScanned(pid)
+}
+
+func childrenScanned(pid int) []int {
 	var out []int
 	entries, _ := os.ReadDir("/proc")
 	parent := strconv.Itoa(pid)
@@ -180,6 +197,29 @@ func children(pid int) []int {
 		}
 	}
 	return out
+}
+
+// childrenListed reads /proc/PID/task/TID/children of each thread of pid;
+// not ok when one cannot be read (no such file on this kernel, or a
+// thread that ended meanwhile).
+func childrenListed(pid int) ([]int, bool) {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return nil, false
+	}
+	var out []int
+	for _, task := range tasks {
+		b, err := readProc(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
+		if err != nil {
+			return nil, false
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if child, err := strconv.Atoi(f); err == nil {
+				out = append(out, child)
+			}
+		}
+	}
+	return out, true
 }
 
 // rawSysProcAttr is what a raw bwrap run needs as root: the private mount

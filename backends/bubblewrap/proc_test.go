@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"testing"
 )
 
@@ -87,5 +88,34 @@ func TestReadProc(t *testing.T) {
 	}
 	if _, ok := startTime(-1); ok {
 		t.Errorf("startTime of pid -1: found")
+	}
+}
+
+// TestChildren: the kernel's list of a process's children and a look at
+// every process of the host find the same ones; kill relies on either to
+// find a sandbox's init.
+func TestChildren(t *testing.T) {
+	var want []int
+	for range 2 {
+		cmd := exec.Command("sleep", "30")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Wait()
+		defer cmd.Process.Kill()
+		want = append(want, cmd.Process.Pid)
+	}
+	listed, ok := childrenListed(os.Getpid())
+	if !ok {
+		t.Log("this kernel keeps no list of children: only the look at every process is tried")
+	}
+	for _, got := range [][]int{children(os.Getpid()), childrenScanned(os.Getpid()), listed} {
+		if !ok && got == nil {
+			continue
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("children %v, want %v", got, want)
+		}
 	}
 }
