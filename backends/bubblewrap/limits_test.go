@@ -142,3 +142,33 @@ func descendants(pid int) []int {
 	}
 	return out
 }
+
+// TestJoinScriptJoinsEveryCgroup: the start script of a controller that is
+// not root joins each cgroup it is given before it runs the command, which
+// then finds itself in all of them. (Run by root here: an ordinary user
+// seldom has a cgroup of its own to write.)
+func TestJoinScriptJoinsEveryCgroup(t *testing.T) {
+	id := "sb-test" + randomHex(5)
+	cg, _, _ := makeCgroup(id, 256, 1, 64)
+	defer cg.remove()
+	files := cg.joinFiles()
+	if len(files) == 0 {
+		t.Skip("no cgroup this user may write")
+	}
+	args := append(append([]string{"-c", joinScript, "sh"}, files...), "--", "cat", "/proc/self/cgroup")
+	cmd := exec.Command("/bin/sh", args...)
+	cmd.Stdin = strings.NewReader("go\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	in := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if strings.HasSuffix(line, "/sandboxdesk-"+id) {
+			in++
+		}
+	}
+	if in != len(files) {
+		t.Errorf("the command is in %d of the sandbox's %d cgroups:\n%s", in, len(files), out)
+	}
+}
