@@ -395,7 +395,12 @@ func (b *Backend) end(sb *sandbox) {
 	var inits []int // pidfds, where the kernel has them (5.3 and later)
 	if sb.pid.alive(sb.id) {
 		for _, child := range children(sb.pid.Pid) {
-			if fd, err := unix.PidfdOpen(child, 0); err == nil {
+			fd, err := unix.PidfdOpen(child, 0)
+			if err == nil && !childOf(child, sb.pid.Pid) {
+				unix.Close(fd) // ended since, and its pid is another's
+				continue
+			}
+			if err == nil {
 				inits = append(inits, fd)
 			}
 			syscall.Kill(child, syscall.SIGKILL)
