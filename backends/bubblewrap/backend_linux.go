@@ -63,6 +63,8 @@ type Backend struct {
 	running  map[string]*sandbox
 	notify   backends.Notify
 	mappings map[int]*os.File // user namespaces for idmapped workspaces, by sandbox uid
+	// tapsClosing counts the tap devices being let go of (releaseTap)
+	tapsClosing sync.WaitGroup
 }
 
 // sandbox is one running sandbox.
@@ -84,6 +86,10 @@ type sandbox struct {
 	// netExited is closed when a NAT helper this process started ends;
 	// nil when adopted or when the sandbox has none.
 	netExited chan struct{}
+	// tap is the NAT helper's tap device, held so that its end does not
+	// wait for the device's (see holdTap); nil when not held. Guarded by
+	// Backend.mu once the sandbox runs.
+	tap *os.File
 }
 
 // New prepares the backend: it finds bwrap and copies the agent where
@@ -366,13 +372,15 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 	}
 	b.checkOOM(ctx, id, sb)
 	signalNAT(sb) // it ends while the sandbox and the rest are cleared away
-	b.end(sb)
-	sweep(id, sb.pid.StartTime)
+	if !b.end(sb) {
+		sweep(id, sb.pid.StartTime)
+	}
 	if sb.cg != nil {
 		sb.cg.remove()
 	}
 	clearCtl(sb.ctl)
 	awaitNAT(sb)
+	b.releaseTap(sb)
 	b.mu.Lock()
 	delete(b.running, id)
 	b.mu.Unlock()
@@ -383,6 +391,7 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 func (b *Backend) kill(sb *sandbox) {
 	b.end(sb)
 	killNAT(sb)
+	b.releaseTap(sb)
 }
 
 // end ends the sandbox: its init (the bwrap monitor's child, pid 1 of the
@@ -390,10 +399,14 @@ func (b *Backend) kill(sb *sandbox) {
 // process of the namespace, then the monitor. It returns once both are
 // gone: the init ends last of the namespace, so by then no process of the
 // sandbox is left in its cgroups. (The monitor, killed too, may well end
-// before its init does.)
-func (b *Backend) end(sb *sandbox) {
-	var inits []int // pidfds, where the kernel has them (5.3 and later)
-	if sb.pid.alive(sb.id) {
+// before its init does.) It reports whether it saw both end, which leaves
+// nothing for a sweep to find; it cannot see that of an init that was
+// no longer the monitor's child (the monitor killed by another first),
+// nor where the kernel has no pidfds (before 5.3).
+func (b *Backend) end(sb *sandbox) (gone bool) {
+	var inits []int // pidfds
+	seen := sb.pid.alive(sb.id)
+	if seen {
 		for _, child := range children(sb.pid.Pid) {
 			fd, err := unix.PidfdOpen(child, 0)
 			if err == nil && !childOf(child, sb.pid.Pid) {
@@ -402,6 +415,8 @@ func (b *Backend) end(sb *sandbox) {
 			}
 			if err == nil {
 				inits = append(inits, fd)
+			} else {
+				seen = false
 			}
 			syscall.Kill(child, syscall.SIGKILL)
 		}
@@ -411,24 +426,33 @@ func (b *Backend) end(sb *sandbox) {
 	select {
 	case <-sb.exited:
 	case <-time.After(time.Until(deadline)):
+		seen = false
 	}
 	for _, fd := range inits {
-		awaitExit(fd, deadline)
+		if !awaitExit(fd, deadline) {
+			seen = false
+		}
 		unix.Close(fd)
 	}
+	return seen && len(inits) > 0
 }
 
 // awaitExit waits until the process of pidfd fd has exited (it becomes
-// readable then), or the deadline has passed.
-func awaitExit(fd int, deadline time.Time) {
+// readable then), or the deadline has passed; it reports whether it saw
+// the exit.
+func awaitExit(fd int, deadline time.Time) bool {
 	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 	for {
 		ms := int(time.Until(deadline).Milliseconds())
 		if ms <= 0 {
-			return
+			return false
 		}
-		if n, err := unix.Poll(fds, ms); n > 0 || err != nil && !errors.Is(err, unix.EINTR) {
-			return
+		n, err := unix.Poll(fds, ms)
+		if n > 0 {
+			return true
+		}
+		if err != nil && !errors.Is(err, unix.EINTR) {
+			return false
 		}
 	}
 }

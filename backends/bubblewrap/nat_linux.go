@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -192,7 +194,65 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes, run *s
 		log, _ := readCtl(sb.ctl, natLogName)
 		return fmt.Errorf("the sandbox's network did not come up: %w: %s", err, strings.TrimSpace(string(log)))
 	}
+	sb.tap = holdTap(cmd.Process.Pid, exited)
 	return nil
+}
+
+// holdTap takes a descriptor of the NAT helper's tap device, which the
+// helper's own descriptor then no longer is the last of: when the helper
+// ends, the device stays, and its removal, for which the kernel waits out
+// an RCU barrier (10 to 25 ms here), is left to releaseTap, off the path
+// of a stop. The helper ends at once then. nil when the kernel will not
+// give the descriptor (pidfd_getfd came with Linux 5.6 and needs ptrace
+// rights over the helper): the helper's end takes that time itself.
+// exited closes when the helper, pid, has been waited for.
+func holdTap(pid int, exited <-chan struct{}) *os.File {
+	pidfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(pidfd)
+	select {
+	case <-exited:
+		return nil // pid may be another process's by now
+	default:
+	}
+	entries, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	for _, e := range entries {
+		link, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, e.Name()))
+		n, nerr := strconv.Atoi(e.Name())
+		if err != nil || nerr != nil || filepath.Base(link) != "tun" {
+			continue
+		}
+		fd, err := unix.PidfdGetfd(pidfd, n, 0)
+		if err != nil {
+			return nil
+		}
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == unix.Mkdev(10, 200) {
+			return os.NewFile(uintptr(fd), "tap")
+		}
+		unix.Close(fd)
+	}
+	return nil
+}
+
+// releaseTap lets go of the tap device held for the sandbox (see
+// holdTap), in the background: the device goes with it, which takes the
+// kernel a while.
+func (b *Backend) releaseTap(sb *sandbox) {
+	b.mu.Lock()
+	tap := sb.tap
+	sb.tap = nil
+	b.mu.Unlock()
+	if tap == nil {
+		return
+	}
+	b.tapsClosing.Add(1)
+	go func() {
+		defer b.tapsClosing.Done()
+		tap.Close()
+	}()
 }
 
 // awaitIDMaps waits until the sandbox's user namespace maps its ids.

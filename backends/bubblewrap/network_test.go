@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"sandboxdesk/backends"
 )
 
@@ -378,4 +380,66 @@ func TestHostilePrivateTunStaysPrivate(t *testing.T) {
 	if err == nil && strings.Contains(string(host), "sandboxdesk-tun") {
 		t.Errorf("the helper's tun mount reached the host's namespace")
 	}
+}
+
+// TestNATDeviceLetGoOf: the tap device the backend holds for a sandbox's
+// NAT helper, so that the helper's end does not wait for the device's, is
+// let go of when the sandbox stops, and when it ends on its own.
+func TestNATDeviceLetGoOf(t *testing.T) {
+	r := newRig(t)
+	before := tunsHeld()
+	s := r.startNet("w", backends.NetworkOn)
+	sb, _ := r.b.get(s.ID)
+	if sb.tap == nil {
+		t.Skip("the kernel gives no descriptor of the helper's tap device here (pidfd_getfd): nothing is held")
+	}
+	if n := tunsHeld(); n != before+1 {
+		t.Fatalf("%d tap devices held while the sandbox runs, want %d", n, before+1)
+	}
+	if _, err := r.b.Stop(t.Context(), s.ID, 0); err != nil {
+		t.Fatal(err)
+	}
+	r.b.tapsClosing.Wait()
+	if n := tunsHeld(); n != before {
+		t.Errorf("%d tap devices held after stop, want %d", n, before)
+	}
+
+	r.start(s, 256)
+	sb, _ = r.b.get(s.ID)
+	for _, child := range children(sb.pid.Pid) {
+		syscall.Kill(child, syscall.SIGKILL) // the sandbox's init dies
+	}
+	for i := 0; i < 1000 && !r.said("stopped: "); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.b.tapsClosing.Wait()
+	if n := tunsHeld(); n != before {
+		t.Errorf("%d tap devices held after the sandbox ended on its own, want %d", n, before)
+	}
+}
+
+// tunsHeld counts this process's descriptors of /dev/net/tun.
+func tunsHeld() int {
+	entries, _ := os.ReadDir("/proc/self/fd")
+	n := 0
+	for _, e := range entries {
+		var st unix.Stat_t
+		if unix.Stat("/proc/self/fd/"+e.Name(), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == unix.Mkdev(10, 200) {
+			n++
+		}
+	}
+	return n
+}
+
+// said reports whether the backend has told the controller something
+// that begins with prefix.
+func (r *rig) said(prefix string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.events {
+		if strings.HasPrefix(e, prefix) {
+			return true
+		}
+	}
+	return false
 }

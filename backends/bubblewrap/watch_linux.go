@@ -32,6 +32,7 @@ func (b *Backend) watch(sb *sandbox) {
 	}
 	sweep(sb.id, sb.pid.StartTime)
 	killNAT(sb) // it ends with bwrap on its own; never later than this
+	b.releaseTap(sb)
 	reason := sb.reason
 	if sb.cg != nil {
 		if n := sb.cg.ooms(); n > seen {
