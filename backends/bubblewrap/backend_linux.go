@@ -87,9 +87,9 @@ type sandbox struct {
 	// nil when adopted or when the sandbox has none.
 	netExited chan struct{}
 	// tap is the NAT helper's tap device, held so that its end does not
-	// wait for the device's (see holdTap); nil when not held. Guarded by
-	// Backend.mu once the sandbox runs.
-	tap *os.File
+	// wait for the device's (see holdTap). Guarded by Backend.mu once the
+	// sandbox runs.
+	tap tapFD
 }
 
 // New prepares the backend: it finds bwrap and copies the agent where

@@ -202,19 +202,19 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes, run *s
 // helper's own descriptor then no longer is the last of: when the helper
 // ends, the device stays, and its removal, for which the kernel waits out
 // an RCU barrier (10 to 25 ms here), is left to releaseTap, off the path
-// of a stop. The helper ends at once then. nil when the kernel will not
-// give the descriptor (pidfd_getfd came with Linux 5.6 and needs ptrace
-// rights over the helper): the helper's end takes that time itself.
-// exited closes when the helper, pid, has been waited for.
-func holdTap(pid int, exited <-chan struct{}) *os.File {
+// of a stop. The helper ends at once then. None is held when the kernel
+// will not give the descriptor (pidfd_getfd came with Linux 5.6 and needs
+// ptrace rights over the helper): the helper's end takes that time
+// itself. exited closes when the helper, pid, has been waited for.
+func holdTap(pid int, exited <-chan struct{}) tapFD {
 	pidfd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
-		return nil
+		return tapFD{}
 	}
 	defer unix.Close(pidfd)
 	select {
 	case <-exited:
-		return nil // pid may be another process's by now
+		return tapFD{} // pid may be another process's by now
 	default:
 	}
 	entries, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
@@ -226,15 +226,23 @@ func holdTap(pid int, exited <-chan struct{}) *os.File {
 		}
 		fd, err := unix.PidfdGetfd(pidfd, n, 0)
 		if err != nil {
-			return nil
+			return tapFD{}
 		}
 		var st unix.Stat_t
 		if unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == unix.Mkdev(10, 200) {
-			return os.NewFile(uintptr(fd), "tap")
+			return tapFD{fd: fd, held: true}
 		}
 		unix.Close(fd)
 	}
-	return nil
+	return tapFD{}
+}
+
+// tapFD is a descriptor of a NAT helper's tap device (see holdTap); the
+// zero value holds none. A plain descriptor, never one of Go's poller:
+// the controller would wake up for the sandbox's packets.
+type tapFD struct {
+	fd   int
+	held bool
 }
 
 // releaseTap lets go of the tap device held for the sandbox (see
@@ -243,15 +251,15 @@ func holdTap(pid int, exited <-chan struct{}) *os.File {
 func (b *Backend) releaseTap(sb *sandbox) {
 	b.mu.Lock()
 	tap := sb.tap
-	sb.tap = nil
+	sb.tap = tapFD{}
 	b.mu.Unlock()
-	if tap == nil {
+	if !tap.held {
 		return
 	}
 	b.tapsClosing.Add(1)
 	go func() {
 		defer b.tapsClosing.Done()
-		tap.Close()
+		unix.Close(tap.fd)
 	}()
 }
 

@@ -390,7 +390,7 @@ func TestNATDeviceLetGoOf(t *testing.T) {
 	before := tunsHeld()
 	s := r.startNet("w", backends.NetworkOn)
 	sb, _ := r.b.get(s.ID)
-	if sb.tap == nil {
+	if !sb.tap.held {
 		t.Skip("the kernel gives no descriptor of the helper's tap device here (pidfd_getfd): nothing is held")
 	}
 	if n := tunsHeld(); n != before+1 {
