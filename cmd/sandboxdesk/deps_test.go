@@ -6,14 +6,15 @@ import (
 	"testing"
 )
 
-// TestCommandLineLinksNoGraphics: the command line (client and serve)
-// starts without Fyne or GL, and the agent is a plain Go program.
+// TestCommandLineLinksNoGraphics: the command line and the controller
+// without a window (serve) start without Fyne or GL, and the agent is a
+// plain Go program.
 func TestCommandLineLinksNoGraphics(t *testing.T) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("the go command is not in PATH: cannot list dependencies")
 	}
-	for _, pkg := range []string{"sandboxdesk/cmd/sandboxdesk", "sandboxdesk/cmd/sandboxdesk-agent"} {
+	for _, pkg := range []string{"sandboxdesk/cmd/sandboxdesk", "sandboxdesk/cmd/sandboxdesk-serve", "sandboxdesk/cmd/sandboxdesk-agent"} {
 		out, err := exec.Command(gobin, "list", "-deps", pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
