@@ -194,6 +194,7 @@ rm -rf "$ROOT3"
 ROOT4=$(mktemp -d)
 "$BIN" --root "$ROOT4" limits --at-once 1 >/dev/null 2>&1
 "$BIN" --root "$ROOT4" create first >/dev/null 2>&1
+: >"$ROOT4.err" # before the job opens it, for the wait below to read
 "$BIN" --root "$ROOT4" create second >/dev/null 2>"$ROOT4.err" & cpid=$!
 for _ in $(seq 200); do grep -q queued "$ROOT4.err" && break; sleep 0.1; done
 grep -q "second is queued, #1 in line" "$ROOT4.err" && ok || fail "a queued create said '$(cat "$ROOT4.err")'"

@@ -36,3 +36,13 @@ func TestWantsAppArgsOpenTheApp(t *testing.T) {
 		t.Fatalf("no app beside: %v", err)
 	}
 }
+
+func TestServeWithoutTheControllerProgram(t *testing.T) {
+	if _, err := servePath(); err == nil {
+		t.Skip("a sandboxdesk-serve lies beside the test binary")
+	}
+	err := serve(t.Context(), t.TempDir(), nil)
+	if err == nil || !strings.Contains(err.Error(), "the controller program sandboxdesk-serve") || !strings.Contains(err.Error(), "is not beside this command in") {
+		t.Fatalf("no controller program beside: %v", err)
+	}
+}
