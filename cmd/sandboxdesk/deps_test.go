@@ -32,7 +32,7 @@ func TestWantsAppArgsOpenTheApp(t *testing.T) {
 		t.Skip("a sandboxdesk-app lies beside the test binary")
 	}
 	err := openApp(nil)
-	if err == nil || !strings.Contains(err.Error(), "sandboxdesk-app is not beside this command") {
+	if err == nil || !strings.Contains(err.Error(), "the desktop app sandboxdesk-app") || !strings.Contains(err.Error(), "is not beside this command in") {
 		t.Fatalf("no app beside: %v", err)
 	}
 }
