@@ -2,10 +2,13 @@
 
 GO      ?= go
 TAGS    := migrated_fynedo
-# bin/sandboxdesk is the command line (no Fyne or GL; with no arguments it
-# opens the app), bin/sandboxdesk-app the desktop app, bin/sandboxdesk-agent
-# the static agent every sandbox runs. They ship together, side by side.
+# bin/sandboxdesk is the command line (static, no cgo: no controller,
+# SQLite, Fyne or GL; with no arguments it opens the app, and `serve`
+# becomes bin/sandboxdesk-serve, the controller without a window),
+# bin/sandboxdesk-app the desktop app, bin/sandboxdesk-agent the static
+# agent every sandbox runs. They ship together, side by side.
 BIN     := bin/sandboxdesk
+SERVE   := bin/sandboxdesk-serve
 APP     := bin/sandboxdesk-app
 AGENT   := bin/sandboxdesk-agent
 SHARED_TOOLS := ../shared/tools
@@ -26,19 +29,21 @@ run: deps build
 
 build: go-check
 	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(APP) .
-	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/sandboxdesk
+	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(SERVE) ./cmd/sandboxdesk-serve
+	CGO_ENABLED=0 $(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/sandboxdesk
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s $(LDFLAGS)" -o $(AGENT) ./cmd/sandboxdesk-agent
 	@if [ "$$(uname)" = Darwin ]; then $(MAKE) --no-print-directory sign; fi
 
 # sign (macOS): Virtualization.framework starts no VM for a binary without
 # the com.apple.security.virtualization entitlement. Both the app and the
-# command line (whose `serve` runs the VMs when the app does not) are
-# signed ad hoc with it: no developer account is needed to run them here.
+# controller without a window (which runs the VMs when the app does not)
+# are signed ad hoc with it: no developer account is needed to run them
+# here. The command line runs none and is signed as it is built.
 ENTITLEMENTS := packaging/darwin/entitlements.plist
 sign:
 	@command -v codesign >/dev/null 2>&1 || { echo "sandboxdesk: codesign not found: install the Xcode command line tools (xcode-select --install)" >&2; exit 1; }
 	codesign --force --sign - --entitlements $(ENTITLEMENTS) $(APP)
-	codesign --force --sign - --entitlements $(ENTITLEMENTS) $(BIN)
+	codesign --force --sign - --entitlements $(ENTITLEMENTS) $(SERVE)
 
 # deps installs the system packages when run as root and names the missing
 # ones otherwise (Linux); elsewhere it only checks the Go toolchain.

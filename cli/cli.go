@@ -40,9 +40,10 @@ type IO struct {
 	In       io.Reader
 	Out, Err io.Writer
 	// Serve runs the controller of root until ctx ends or a client asks
-	// it to quit (daemon.Run). The command line builds no controller of
-	// its own, so a client alone links none: main hands it this. Nil, the
-	// serve command says it cannot.
+	// it to quit (daemon.Run), or hands root to a program that does (the
+	// command line execs sandboxdesk-serve). The package builds no
+	// controller of its own, so a client alone links none: main hands it
+	// this. Nil, the serve command says it cannot.
 	Serve func(ctx context.Context, root string, log *slog.Logger) error
 }
 
@@ -189,7 +190,7 @@ func report(w io.Writer, name string, err error) int {
 	if err == nil {
 		return ExitOK
 	}
-	var status exitStatus
+	var status ExitStatus
 	if errors.As(err, &status) {
 		return int(status) // the command's own, already explained by it
 	}

@@ -260,7 +260,7 @@ func (e *env) runRemote(ctx context.Context, name string, cmd sandboxes.Cmd) err
 		return exitFor(err)
 	}
 	if code != 0 {
-		return exitStatus(code)
+		return ExitStatus(code)
 	}
 	return nil
 }
@@ -276,10 +276,12 @@ func isDevNull(f *os.File) bool {
 	return err == nil && os.SameFile(fi, null)
 }
 
-// exitStatus is a command's own non-zero exit status, passed through.
-type exitStatus int
+// ExitStatus is a command's own non-zero exit status, passed through
+// with no line of its own: the command already said why. exec returns
+// one, and so may IO.Serve.
+type ExitStatus int
 
-func (s exitStatus) Error() string { return "exit status " + strconv.Itoa(int(s)) }
+func (s ExitStatus) Error() string { return "exit status " + strconv.Itoa(int(s)) }
 
 // showSandbox prints one sandbox: all of it as JSON, or as a table.
 func (e *env) showSandbox(sb ipc.Sandbox) error {

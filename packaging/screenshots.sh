@@ -33,8 +33,9 @@ IFS=$IFS_WAS
 # of the machine that took the screenshots
 rm -f "$ROOT.bin/sandboxdesk"
 cp "$BIN" "$ROOT.bin/sandboxdesk"
-# the app and the agent ship beside the command line, which finds them there
-for sibling in sandboxdesk-app sandboxdesk-agent; do
+# the app, the controller program and the agent ship beside the command
+# line, which finds them there
+for sibling in sandboxdesk-serve sandboxdesk-app sandboxdesk-agent; do
 	rm -f "$ROOT.bin/$sibling"
 	cp "$(dirname "$BIN")/$sibling" "$ROOT.bin/$sibling"
 done

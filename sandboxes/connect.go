@@ -37,7 +37,9 @@ type Controller struct {
 func Connect(ctx context.Context, ctl Controller) (ipc.Client, error) {
 	root := ctl.Root
 	c := &wire.SocketClient{Path: wire.SocketPath(root)}
-	if Answers(ctx, c) {
+	// every command of the CLI starts here: a dial, not a round trip, is
+	// enough to know the request that follows has a controller to answer
+	if c.Listening(ctx) {
 		return c, nil
 	}
 	notices := ctl.Notices
@@ -68,8 +70,13 @@ func Connect(ctx context.Context, ctl Controller) (ipc.Client, error) {
 		select {
 		case <-exited:
 			// another client may have started one at the same moment: ours
-			// lost the root's lock and left, and theirs is about to answer
+			// lost the root's lock and left, and theirs is about to answer;
+			// with the lock free, ours left for a reason of its own (no
+			// controller program, say), which its log's last line gives
 			exited = nil
+			if pid, err := rootlock.Holder(root); err == nil && pid == 0 && !Answers(ctx, c) {
+				return nil, ipc.Errorf(ipc.ErrUnavailable, "the controller for %s did not start: %s", root, lastLine(logPath))
+			}
 			if d := time.Now().Add(10 * time.Second); d.Before(deadline) {
 				deadline = d
 			}

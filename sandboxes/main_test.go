@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -160,6 +162,24 @@ func TestOpenWithoutSandboxdesk(t *testing.T) {
 	_, err := sandboxes.Open(t.Context(), sandboxes.Config{Root: filepath.Join(t.TempDir(), "root")})
 	if err == nil || !strings.Contains(err.Error(), "sandboxdesk is not on PATH") {
 		t.Errorf("Open = %v, want a word about sandboxdesk missing", err)
+	}
+}
+
+// TestOpenSaysWhyTheControllerDidNotStart: a program that fails to start
+// a controller (the command line without its controller program beside
+// it, say) has its last line in Open's error.
+func TestOpenSaysWhyTheControllerDidNotStart(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in program is a shell script")
+	}
+	exe := filepath.Join(t.TempDir(), "sandboxdesk")
+	script := "#!/bin/sh\necho 'sandboxdesk serve: the controller program sandboxdesk-serve is not beside this command' >&2\nexit 1\n"
+	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := sandboxes.Open(t.Context(), sandboxes.Config{Root: filepath.Join(t.TempDir(), "root"), Exe: exe, Notices: io.Discard})
+	if err == nil || !strings.Contains(err.Error(), "did not start: sandboxdesk serve: the controller program sandboxdesk-serve is not beside this command") {
+		t.Errorf("Open = %v, want the program's last line", err)
 	}
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # End-to-end check of the CLI as a user runs it, from a fresh root with no
 # controller running: reuse, rebuild, replace, exec streams and exit
-# statuses, concurrent creates, rm, quit. Needs bubblewrap.
+# statuses, concurrent creates, rm, quit, and the command line without
+# its controller program. Needs bubblewrap.
 #   sh testdata/cli_acceptance.sh path/to/sandboxdesk
 set -u
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -143,6 +144,18 @@ err=$(sd serve 2>&1); code=$?
 check "second serve status" "$code" "1"
 case $err in *"in use by sandboxdesk pid"*) ok ;; *) fail "second serve said '$err'" ;; esac
 
+# the command line alone, without the controller program beside it: serve,
+# and a command that would start a controller, say what is missing
+LONE=$(mktemp -d)
+cp "$BIN" "$LONE/sandboxdesk"
+err=$("$LONE/sandboxdesk" --root "$LONE/root" serve 2>&1); code=$?
+check "serve without sandboxdesk-serve: status" "$code" "1"
+case $err in *"sandboxdesk-serve is not beside this command in $LONE"*) ok ;; *) fail "serve without sandboxdesk-serve said '$err'" ;; esac
+err=$("$LONE/sandboxdesk" --root "$LONE/root" list 2>&1); code=$?
+check "list without sandboxdesk-serve: status" "$code" "1"
+case $err in *"did not start: sandboxdesk serve: the controller program sandboxdesk-serve is not beside"*) ok ;; *) fail "list without sandboxdesk-serve said '$err'" ;; esac
+rm -rf "$LONE"
+
 # two CLIs on a fresh root, both starting a controller: one wins, both work
 ROOT2=$(mktemp -d)
 "$BIN" --root "$ROOT2" create pair --json >"$ROOT2.a" 2>/dev/null &
@@ -181,6 +194,7 @@ rm -rf "$ROOT3"
 ROOT4=$(mktemp -d)
 "$BIN" --root "$ROOT4" limits --at-once 1 >/dev/null 2>&1
 "$BIN" --root "$ROOT4" create first >/dev/null 2>&1
+: >"$ROOT4.err" # before the job opens it, for the wait below to read
 "$BIN" --root "$ROOT4" create second >/dev/null 2>"$ROOT4.err" & cpid=$!
 for _ in $(seq 200); do grep -q queued "$ROOT4.err" && break; sleep 0.1; done
 grep -q "second is queued, #1 in line" "$ROOT4.err" && ok || fail "a queued create said '$(cat "$ROOT4.err")'"

@@ -91,6 +91,36 @@ func serve(t *testing.T) (*SocketClient, *echoHandler) {
 	return &SocketClient{Path: path}, h
 }
 
+// TestListening: a dial finds a controller that serves, and none where
+// no socket is or where the controller has stopped serving.
+func TestListening(t *testing.T) {
+	if (&SocketClient{Path: SocketPath(t.TempDir())}).Listening(t.Context()) {
+		t.Error("listening on a root with no controller")
+	}
+	path := SocketPath(t.TempDir())
+	l, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { (&Server{Handler: &echoHandler{}}).Serve(ctx, l); close(done) }()
+	c := &SocketClient{Path: path}
+	if !c.Listening(t.Context()) {
+		t.Error("not listening on a served root")
+	}
+	// the probe's connection, on which nothing came, troubled no one
+	var list []ipc.Sandbox
+	if err := c.Call(t.Context(), ipc.ListRequest{}, &list); err != nil {
+		t.Errorf("call after a probe: %v", err)
+	}
+	cancel()
+	<-done
+	if c.Listening(t.Context()) {
+		t.Error("listening on a root whose controller stopped serving")
+	}
+}
+
 func TestCallOverALongPath(t *testing.T) {
 	c, _ := serve(t)
 	var list []ipc.Sandbox

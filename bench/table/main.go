@@ -37,7 +37,7 @@ type row struct {
 }
 
 type bench struct {
-	bin   string // folder with sandboxdesk, sandboxdesk-app, sandboxdesk-agent
+	bin   string // folder with sandboxdesk, sandboxdesk-serve, sandboxdesk-app, sandboxdesk-agent
 	tmp   string
 	root  string
 	serve *exec.Cmd

@@ -32,7 +32,9 @@ func (b *bench) rawCommand() rawBwrap {
 		fail("read the raw bwrap command: %v", err)
 	}
 	if raw.Args[0] == "/proc/self/exe" {
-		raw.Args[0] = b.exe() // the launcher a root controller runs first
+		// the launcher a root controller runs first: the controller's own
+		// program, which serve became
+		raw.Args[0] = filepath.Join(b.bin, "sandboxdesk-serve")
 	}
 	return raw
 }

@@ -3,11 +3,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"syscall"
-
-	"sandboxdesk/backends/agent"
 )
 
 // openApp becomes the desktop app, with the same arguments; it returns
@@ -21,11 +21,14 @@ func openApp(args []string) error {
 	return fmt.Errorf("open the desktop app %s: %w", app, err)
 }
 
-// runAgent runs the in-sandbox agent when this binary was started as one
-// (a build without the static sandboxdesk-agent beside it).
-func runAgent(args []string) (int, bool) {
-	if len(args) > 0 && args[0] == agent.Command {
-		return agent.Main(args[1:]), true
+// serve becomes the controller program for root, with the same pid (a
+// client that started `sandboxdesk serve` waits for that process), stdio
+// and signals; it returns only when it could not.
+func serve(_ context.Context, root string, _ *slog.Logger) error {
+	p, err := servePath()
+	if err != nil {
+		return err
 	}
-	return 0, false
+	err = syscall.Exec(p, []string{p, "serve", "--root", root}, os.Environ())
+	return fmt.Errorf("start the controller program %s: %w", p, err)
 }

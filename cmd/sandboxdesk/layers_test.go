@@ -30,6 +30,11 @@ var (
 			why:   "clients reach a controller through a client, never by linking one",
 		},
 		{
+			pkgs:  []string{"sandboxdesk/cmd/sandboxdesk"},
+			never: []string{"sandboxdesk/controller", "sandboxdesk/daemon", "sandboxdesk/backends", "sandboxdesk/backends/", "github.com/mattn/go-sqlite3", "fyne.io/", "github.com/go-gl/"},
+			why:   "the command line is a client, started for every command: serve runs in sandboxdesk-serve",
+		},
+		{
 			pkgs:  []string{"sandboxdesk/rules"},
 			never: []string{"sandboxdesk/controller", "sandboxdesk/backends", "sandboxdesk/backends/", "sandboxdesk/wire", "github.com/mattn/go-sqlite3"},
 			why:   "the rules are pure: no state, no backend, no transport",
@@ -85,6 +90,21 @@ func TestOnlyTheDaemonImportsTheController(t *testing.T) {
 				if imp == "sandboxdesk/controller" && !controllerImporters[pkg] {
 					t.Errorf("%s imports the controller on %s: only the daemon builds one; ask it for a client", pkg, goos)
 				}
+			}
+		}
+	}
+}
+
+// TestCommandLineLinksNoCgo: the command line builds with CGO_ENABLED=0,
+// a static binary that starts without the dynamic loader. The standard
+// library's cgo files (net's resolver, os/user) have pure Go twins that
+// CGO_ENABLED=0 builds; any other package's do not, or not the same.
+func TestCommandLineLinksNoCgo(t *testing.T) {
+	for _, goos := range layerPlatforms {
+		for _, line := range goList(t, goos, "-deps", "-f", "{{.ImportPath}} {{.Standard}} {{len .CgoFiles}}", "sandboxdesk/cmd/sandboxdesk") {
+			f := strings.Fields(line)
+			if len(f) == 3 && f[1] == "false" && f[2] != "0" {
+				t.Errorf("sandboxdesk/cmd/sandboxdesk on %s links %s, which uses cgo: the command line is built with CGO_ENABLED=0", goos, f[0])
 			}
 		}
 	}

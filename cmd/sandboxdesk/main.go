@@ -1,7 +1,8 @@
-// sandboxdesk is the command line: the client subcommands and serve (the
-// controller without a window). It links no Fyne and no GL, so a command
-// starts in a few milliseconds. With no arguments (or only --root) it
-// opens the desktop app, sandboxdesk-app, found beside it.
+// sandboxdesk is the command line: the client subcommands, and serve,
+// which becomes the controller program sandboxdesk-serve found beside it.
+// It links no controller, backend, SQLite or Fyne, and no cgo at all, so a
+// command starts in about a millisecond. With no arguments (or only
+// --root) it opens the desktop app, sandboxdesk-app, found beside it.
 package main
 
 import (
@@ -10,16 +11,15 @@ import (
 	"os"
 
 	"sandboxdesk/cli"
-	"sandboxdesk/daemon"
 )
 
-// appName is the desktop app's file name, beside this command.
-const appName = "sandboxdesk-app"
+// The programs shipped beside this command.
+const (
+	appName   = "sandboxdesk-app"
+	serveName = "sandboxdesk-serve"
+)
 
 func main() {
-	if code, ok := runAgent(os.Args[1:]); ok {
-		os.Exit(code)
-	}
 	if _, ok := cli.WantsApp(os.Args[1:]); ok {
 		err := openApp(os.Args[1:])
 		fmt.Fprintln(os.Stderr, "sandboxdesk:", err)
@@ -27,5 +27,5 @@ func main() {
 	}
 	// no cancel on Ctrl-C here: exec passes it to the command in the
 	// sandbox, and the commands that wait (create, serve) handle it
-	os.Exit(cli.Run(context.Background(), os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Serve: daemon.Run}))
+	os.Exit(cli.Run(context.Background(), os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Serve: serve}))
 }

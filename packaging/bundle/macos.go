@@ -20,11 +20,13 @@ const (
 	// Virtualization.framework's macOS 13 features (virtio-fs shares
 	// without a private API, the NAT device as it is used there).
 	minMacOS = "13.0"
-	// appExe and cliExe are the two programs in Contents/MacOS: the app
-	// (the bundle's executable) and the command line beside it, which
-	// opens the app next to itself with no arguments.
-	appExe = "sandboxdesk-app"
-	cliExe = "sandboxdesk"
+	// appExe, cliExe and serveExe are the programs in Contents/MacOS:
+	// the app (the bundle's executable), the command line beside it,
+	// which opens the app next to itself with no arguments, and the
+	// controller without a window its serve becomes.
+	appExe   = "sandboxdesk-app"
+	cliExe   = "sandboxdesk"
+	serveExe = "sandboxdesk-serve"
 	// iconName is the .icns in Contents/Resources.
 	iconName = "sandboxdesk.icns"
 )
@@ -57,9 +59,9 @@ func infoPlist(version string) ([]byte, error) {
 
 // macApp is what goes into sandboxdesk.app.
 type macApp struct {
-	Version  string // as git describe prints it
-	App, CLI string // the two programs, built for macOS
-	Icon     string // the .icns
+	Version         string // as git describe prints it
+	App, CLI, Serve string // the three programs, built for macOS
+	Icon            string // the .icns
 }
 
 // build lays out the bundle at out (a folder named *.app, replaced if it
@@ -92,6 +94,7 @@ func (a macApp) build(out string) error {
 		{dst: "PkgInfo", data: []byte("APPL????"), mode: 0o644},
 		{src: a.App, dst: filepath.Join("MacOS", appExe), mode: 0o755},
 		{src: a.CLI, dst: filepath.Join("MacOS", cliExe), mode: 0o755},
+		{src: a.Serve, dst: filepath.Join("MacOS", serveExe), mode: 0o755},
 		{src: a.Icon, dst: filepath.Join("Resources", iconName), mode: 0o644},
 	}
 	for _, f := range files {

@@ -92,6 +92,7 @@ func TestBuildMacApp(t *testing.T) {
 		Version: "v1.2.3",
 		App:     stand("app", "#!/bin/sh\necho the app\n"),
 		CLI:     stand("cli", "#!/bin/sh\necho the command line\n"),
+		Serve:   stand("serve", "#!/bin/sh\necho the controller\n"),
 		Icon:    filepath.Join("..", "..", "assets", "icons", "sandboxdesk.icns"),
 	}
 	out := filepath.Join(dir, "sandboxdesk.app")
@@ -114,6 +115,7 @@ func TestBuildMacApp(t *testing.T) {
 	}{
 		{"Contents/MacOS/sandboxdesk-app", 0o755, []byte("#!/bin/sh\necho the app\n")},
 		{"Contents/MacOS/sandboxdesk", 0o755, []byte("#!/bin/sh\necho the command line\n")},
+		{"Contents/MacOS/sandboxdesk-serve", 0o755, []byte("#!/bin/sh\necho the controller\n")},
 		{"Contents/Resources/sandboxdesk.icns", 0o644, icns},
 		{"Contents/PkgInfo", 0o644, []byte("APPL????")},
 	} {

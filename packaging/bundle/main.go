@@ -4,7 +4,7 @@
 // The Makefile's package-darwin and package-windows run it; signing, the
 // installer and the disk image are their platform tools' work.
 //
-//	bundle macos -version V -app APP -cli CLI -icon ICNS -out sandboxdesk.app
+//	bundle macos -version V -app APP -cli CLI -serve SERVE -icon ICNS -out sandboxdesk.app
 //	bundle winres -version V -file NAME.exe -description TEXT -icon ICO -out NAME.rc
 //	bundle winversion -version V
 package main
@@ -37,10 +37,11 @@ func run(args []string, stdout io.Writer) error {
 	case "macos":
 		app := fs.String("app", "", "the desktop app built for macOS")
 		cli := fs.String("cli", "", "the command line built for macOS")
+		serve := fs.String("serve", "", "the controller without a window built for macOS")
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
 		}
-		return macApp{Version: *version, App: *app, CLI: *cli, Icon: *icon}.build(*out)
+		return macApp{Version: *version, App: *app, CLI: *cli, Serve: *serve, Icon: *icon}.build(*out)
 	case "winres":
 		file := fs.String("file", "", "the program's file name")
 		desc := fs.String("description", "", "what Task Manager calls the program")

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Builds sandboxdesk.app on a Mac: the app and the command line for this
-# Mac's architecture, laid out by packaging/bundle (Info.plist, icon),
+# Builds sandboxdesk.app on a Mac: the app, the command line and the
+# controller without a window for this Mac's architecture, laid out by packaging/bundle (Info.plist, icon),
 # signed with the entitlements vz needs (ad hoc, or as SIGN_IDENTITY with
 # the hardened runtime a Developer ID needs), then a zip and, where
 # hdiutil is, a .dmg with a link to /Applications to drag it onto.
@@ -22,23 +22,28 @@ BUILD=$OUT/darwin
 APP=$OUT/sandboxdesk.app
 mkdir -p "$BUILD"
 "$GO" build -tags "$TAGS" -trimpath -ldflags "$LDFLAGS" -o "$BUILD/sandboxdesk-app" .
-"$GO" build -tags "$TAGS" -trimpath -ldflags "$LDFLAGS" -o "$BUILD/sandboxdesk" ./cmd/sandboxdesk
+"$GO" build -tags "$TAGS" -trimpath -ldflags "$LDFLAGS" -o "$BUILD/sandboxdesk-serve" ./cmd/sandboxdesk-serve
+CGO_ENABLED=0 "$GO" build -tags "$TAGS" -trimpath -ldflags "$LDFLAGS" -o "$BUILD/sandboxdesk" ./cmd/sandboxdesk
 "$GO" run ./packaging/bundle macos -version "$VERSION" -app "$BUILD/sandboxdesk-app" -cli "$BUILD/sandboxdesk" \
-	-icon assets/icons/sandboxdesk.icns -out "$APP"
+	-serve "$BUILD/sandboxdesk-serve" -icon assets/icons/sandboxdesk.icns -out "$APP"
 
-# The command line is signed on its own first (it runs the controller, so
-# it starts VMs too and needs the same entitlements), then the bundle,
+# The programs beside the app are signed on their own first: the
+# controller without a window with the app's entitlements (it starts VMs
+# too), the command line with none (it runs no VM); then the bundle,
 # which seals the app, Info.plist and resources. A Developer ID needs the
 # hardened runtime and a timestamp; an ad-hoc signature takes neither.
-sign() {
+sign() { # FILE [ENTITLEMENTS]
+	ent=""
+	[ $# -lt 2 ] || ent="--entitlements $2"
 	if [ "$IDENTITY" = - ]; then
-		codesign --force --sign - --entitlements packaging/darwin/entitlements.plist "$1"
+		codesign --force --sign - $ent "$1"
 	else
-		codesign --force --sign "$IDENTITY" --options runtime --timestamp --entitlements packaging/darwin/entitlements.plist "$1"
+		codesign --force --sign "$IDENTITY" --options runtime --timestamp $ent "$1"
 	fi
 }
+sign "$APP/Contents/MacOS/sandboxdesk-serve" packaging/darwin/entitlements.plist
 sign "$APP/Contents/MacOS/sandboxdesk"
-sign "$APP"
+sign "$APP" packaging/darwin/entitlements.plist
 codesign --verify --strict --verbose=2 "$APP"
 codesign --display --entitlements - "$APP" 2>/dev/null | grep -q com.apple.security.virtualization ||
 	{ echo "package-darwin: the signed app lacks the virtualization entitlement" >&2; exit 1; }

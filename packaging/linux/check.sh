@@ -1,10 +1,11 @@
 #!/bin/sh
 # Checks the Linux packages on this machine, as root, for real:
-#   the .deb: dpkg -i; sandboxdesk on PATH answers --version and
-#     capacity --json; the menu entry and the AppStream metadata validate;
-#     the app started from the entry's Exec line opens its window under
-#     Xvfb (a screenshot is written); dpkg -r then --purge leave no file
-#     of it and no file that was not there before;
+#   the .deb: dpkg -i; sandboxdesk on PATH answers --version,
+#     capacity --json, and list from the controller it starts; the menu
+#     entry and the AppStream metadata validate; the app started from
+#     the entry's Exec line opens its window under Xvfb (a screenshot is
+#     written); dpkg -r then --purge leave no file of it and no file that
+#     was not there before;
 #   the tarball: install.sh --prefix into a temp folder, the same checks
 #     of the command line and the entry, then its uninstall.sh leaves the
 #     folder as it was.
@@ -49,6 +50,11 @@ check_install() {
 	[ "$("$sd" --version)" = "sandboxdesk $VERSION" ] || fail "$sd --version says $("$sd" --version), want sandboxdesk $VERSION"
 	HOME="$WORK/home" "$sd" capacity --json >"$WORK/capacity.json" || fail "$sd capacity --json failed"
 	grep -q '"totalMemoryBytes"' "$WORK/capacity.json" || fail "capacity --json printed no host memory: $(head -c 300 "$WORK/capacity.json")"
+	# a command with no controller running starts the controller program
+	# installed beside the command line
+	HOME="$WORK/home" "$sd" --root "$WORK/root" list >"$WORK/list.log" 2>&1 || fail "$sd list, starting a controller: $(tail -3 "$WORK/list.log") $(tail -3 "$WORK/root/serve.log" 2>/dev/null)"
+	HOME="$WORK/home" "$sd" --root "$WORK/root" quit >/dev/null 2>&1 || fail "$sd quit failed"
+	rm -rf "$WORK/root"
 	entry="$prefix/share/applications/$ID.desktop"
 	[ -f "$entry" ] || fail "no menu entry $entry"
 	out=$(desktop-file-validate "$entry" 2>&1) && [ -z "$out" ] || fail "desktop-file-validate $entry: $out"
@@ -56,7 +62,7 @@ check_install() {
 	for s in 16x16 48x48 256x256 512x512 scalable; do
 		ls "$prefix/share/icons/hicolor/$s/apps/sandboxdesk."* >/dev/null 2>&1 || fail "no $s icon in the hicolor theme under $prefix"
 	done
-	say "$sd: --version, capacity --json, the menu entry, the metadata and the icons check out"
+	say "$sd: --version, capacity --json, list (its controller started), the menu entry, the metadata and the icons check out"
 }
 
 mkdir -p "$WORK/home"

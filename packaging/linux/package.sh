@@ -1,11 +1,11 @@
 #!/bin/sh
-# Builds the Linux packages from the three binaries in BINDIR:
+# Builds the Linux packages from the four binaries in BINDIR:
 #   OUTDIR/sandboxdesk_DEBVERSION_ARCH.deb             for dpkg -i / apt install
 #   OUTDIR/sandboxdesk-VERSION-linux-ARCH.tar.xz       portable, with install.sh --prefix
 # Both hold one tree: the binaries in lib/sandboxdesk (the command line
-# finds the app and the agent beside it, links resolved), bin/sandboxdesk
-# a relative link to it, the desktop entry, the hicolor icons and the
-# AppStream metadata.
+# finds the app, the controller program and the agent beside it, links
+# resolved), bin/sandboxdesk a relative link to it, the desktop entry, the
+# hicolor icons and the AppStream metadata.
 #   sh packaging/linux/package.sh VERSION ARCH BINDIR OUTDIR
 set -eu
 VERSION=$1 ARCH=$2 BINDIR=$3 OUT=$4
@@ -15,7 +15,7 @@ ID=dev.sandboxdesk.app
 for tool in dpkg-deb tar xz readelf; do
 	command -v "$tool" >/dev/null 2>&1 || { echo "package-linux: $tool is missing (make deps installs it)" >&2; exit 1; }
 done
-for b in sandboxdesk sandboxdesk-app sandboxdesk-agent; do
+for b in sandboxdesk sandboxdesk-serve sandboxdesk-app sandboxdesk-agent; do
 	[ -x "$BINDIR/$b" ] || { echo "package-linux: $BINDIR/$b is missing (make build)" >&2; exit 1; }
 done
 
@@ -33,7 +33,7 @@ rm -f "$OUT"/sandboxdesk_*.deb "$OUT"/sandboxdesk-*-linux-*.tar.xz # one version
 # the tree, as it lies under /usr (the .deb) or a prefix (the tarball)
 T="$WORK/tree"
 mkdir -p "$T/bin" "$T/lib/sandboxdesk" "$T/share/applications" "$T/share/metainfo" "$T/share/icons/hicolor/scalable/apps"
-for b in sandboxdesk sandboxdesk-app sandboxdesk-agent; do
+for b in sandboxdesk sandboxdesk-serve sandboxdesk-app sandboxdesk-agent; do
 	install -m 0755 "$BINDIR/$b" "$T/lib/sandboxdesk/$b"
 done
 ln -s ../lib/sandboxdesk/sandboxdesk "$T/bin/sandboxdesk"

@@ -4,9 +4,10 @@
 # uninstaller's registration in place; "Open at login" (/AUTOSTART=1)
 # writes the Run value and an install without it leaves none; the app
 # started from its Start menu entry draws its window (a picture is
-# written) and the installed command line talks to it; the uninstaller
-# refuses while the app runs, and once it is quit removes every file and
-# registry entry the install made.
+# written) and the installed command line talks to it; with the app quit,
+# the command line starts the controller program installed beside it;
+# the uninstaller refuses while the app runs, and once it is quit removes
+# every file and registry entry the install made.
 #   sh packaging/windows/check.sh SETUP.exe FAKEWSL.exe VERSION OUT.png
 set -eu
 SETUP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -63,7 +64,7 @@ cleanup() {
 	[ -x "$INSTDIR/sandboxdesk.exe" ] && "$WINE" "$INSTDIR/sandboxdesk.exe" quit >/dev/null 2>&1
 	# a check that failed half way may leave the app, or the fake WSL's
 	# sandboxes, running: this check's own processes, found by their paths
-	for p in $(ps -eo pid=,args= | grep -i -e 'Programs.sandboxdesk.sandboxdesk-app.exe' -e "$(win "$FAKE" | sed 's/\\/./g') -d sandboxdesk-" | grep -v grep | awk '{print $1}'); do
+	for p in $(ps -eo pid=,args= | grep -i -e 'Programs.sandboxdesk.sandboxdesk-app.exe' -e 'Programs.sandboxdesk.sandboxdesk-serve.exe' -e "$(win "$FAKE" | sed 's/\\/./g') -d sandboxdesk-" | grep -v grep | awk '{print $1}'); do
 		kill "$p" 2>/dev/null
 	done
 	kill "$XPID" 2>/dev/null
@@ -82,7 +83,7 @@ keys >"$WORK/keys.before"
 
 echo "install, without Open at login"
 "$WINE" "$SETUP" /S /AUTOSTART=0 || fail "the silent install failed ($?)"
-for f in sandboxdesk-app.exe sandboxdesk.exe uninstall.exe; do
+for f in sandboxdesk-app.exe sandboxdesk.exe sandboxdesk-serve.exe uninstall.exe; do
 	[ -s "$INSTDIR/$f" ] || fail "the install put no $f in $INSTDIR"
 done
 [ -s "$LNK" ] || fail "the install made no Start menu entry ($LNK)"
@@ -92,7 +93,7 @@ for want in "DisplayName.*sandboxdesk" "DisplayVersion.*$VERSION" 'UninstallStri
 	printf "%s\n" "$query" | grep -q "$want" || fail "$UNINST lacks $want: $query"
 done
 # the programs carry their version (UTF-16, as Windows reads it) and icon
-for f in sandboxdesk-app.exe sandboxdesk.exe; do
+for f in sandboxdesk-app.exe sandboxdesk.exe sandboxdesk-serve.exe; do
 	contains "$INSTDIR/$f" 'join("\0", split(//, "'"$VERSION"'"))."\0"' || fail "$f carries no version $VERSION"
 	contains "$INSTDIR/$f" 'do { local $/; open my $h, "<:raw", "assets/icons/sandboxdesk-256.png" or die; <$h> }' || fail "$f carries no icon"
 done
@@ -140,6 +141,12 @@ for _ in $(seq 300); do ps -eo args | grep -v grep | grep -q 'Temp.*Un\.exe' || 
 
 echo "quit, uninstall"
 sd quit >/dev/null || fail "the installed command line could not quit the app"
+for _ in $(seq 300); do ps -eo args | grep -v grep | grep -qi 'Programs.sandboxdesk.sandboxdesk' || break; sleep 0.2; done
+echo "the command line starts the controller program beside it"
+ROOT2=$(win "$WORK/root2")
+sd --root "$ROOT2" list >"$WORK/list.log" 2>&1 || fail "list, starting a controller: $(cat "$WORK/list.log") $(cat "$WORK/root2/serve.log" 2>/dev/null)"
+[ -s "$WORK/root2/serve.log" ] || fail "list started no controller of its own"
+sd --root "$ROOT2" quit >/dev/null || fail "the installed command line could not quit its controller"
 for _ in $(seq 300); do ps -eo args | grep -v grep | grep -qi 'Programs.sandboxdesk.sandboxdesk' || break; sleep 0.2; done
 "$WINE" "$INSTDIR/uninstall.exe" /S || fail "the silent uninstall failed ($?)"
 for _ in $(seq 300); do [ -e "$INSTDIR" ] || break; sleep 0.2; done

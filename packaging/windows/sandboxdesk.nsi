@@ -4,7 +4,8 @@
 ; package.sh builds it (make package-windows), passing:
 ;   VERSION      the version as git describe prints it
 ;   VERSION_WIN  the same as Windows' four numbers (bundle winversion)
-;   SRC          the folder holding sandboxdesk-app.exe and sandboxdesk.exe
+;   SRC          the folder holding sandboxdesk-app.exe, sandboxdesk.exe
+;                and sandboxdesk-serve.exe
 ;   ICON         the .ico
 ;   OUTFILE      the installer to write
 ; Silent: setup.exe /S installs; /S /AUTOSTART=1 also opens the app at
@@ -32,6 +33,8 @@ Target amd64-unicode
 
 !define APP_EXE "sandboxdesk-app.exe"
 !define CLI_EXE "sandboxdesk.exe"
+; the controller without a window, which `sandboxdesk serve` runs
+!define SERVE_EXE "sandboxdesk-serve.exe"
 !define UNINST_KEY "Software\Microsoft\Windows\CurrentVersion\Uninstall\sandboxdesk"
 ; the value the app's Settings switch writes too (package autostart:
 ; Login.Name "sandboxdesk", the program quoted), so the two agree on
@@ -71,8 +74,8 @@ VIAddVersionKey /LANG=1033 "LegalCopyright" "the sandboxdesk authors"
 !insertmacro MUI_UNPAGE_INSTFILES
 !insertmacro MUI_LANGUAGE "English"
 
-; NotRunning aborts when the app or the command line is running from the
-; install folder: Windows keeps a running program's file, and an install
+; NotRunning aborts when the app, the command line or the controller
+; program is running from the install folder: Windows keeps a running program's file, and an install
 ; or uninstall that skipped it would leave a mix of versions behind.
 !macro NotRunning FILE
   ${If} ${FileExists} "$INSTDIR\${FILE}"
@@ -93,8 +96,10 @@ Section "sandboxdesk" SecApp
   SetOutPath "$INSTDIR"
   !insertmacro NotRunning "${APP_EXE}"
   !insertmacro NotRunning "${CLI_EXE}"
+  !insertmacro NotRunning "${SERVE_EXE}"
   File "${SRC}\${APP_EXE}"
   File "${SRC}\${CLI_EXE}"
+  File "${SRC}\${SERVE_EXE}"
   WriteUninstaller "$INSTDIR\uninstall.exe"
   CreateShortcut "$SMPROGRAMS\sandboxdesk.lnk" "$INSTDIR\${APP_EXE}" "" "$INSTDIR\${APP_EXE}" 0 SW_SHOWNORMAL "" "Run sandboxes for coding agents"
 
@@ -146,8 +151,10 @@ Section "Uninstall"
   SetShellVarContext current
   !insertmacro NotRunning "${APP_EXE}"
   !insertmacro NotRunning "${CLI_EXE}"
+  !insertmacro NotRunning "${SERVE_EXE}"
   Delete "$INSTDIR\${APP_EXE}"
   Delete "$INSTDIR\${CLI_EXE}"
+  Delete "$INSTDIR\${SERVE_EXE}"
   Delete "$INSTDIR\uninstall.exe"
   RMDir "$INSTDIR"
   ; Programs is shared by every per-user install: removed only if empty
