@@ -264,24 +264,59 @@ func (b *Backend) releaseTap(sb *sandbox) {
 }
 
 // awaitIDMaps waits until the sandbox's user namespace maps its ids.
-// bwrap names the sandbox's pid before it writes the maps; a helper that
-// joined the namespace earlier would have no id in it, and so no power
-// over the sandbox's network namespace. Once the sandbox's own maps are
-// written, those of the namespace that owns its network are too (they
-// come first, or are the same).
+// bwrap names the sandbox's pid before the sandbox writes its maps; a
+// helper that joined the namespace earlier would have no id in it, and so
+// no power over the sandbox's network namespace. Once the sandbox's own
+// maps are written, those of the namespace that owns its network are too
+// (they come first, or are the same).
+//
+// The sandbox itself says when, never a timer: the first mount it makes
+// in its new mount namespace (a tmpfs to build its root in) comes right
+// after it writes its maps, and a mount wakes a poll of the namespace's
+// mountinfo (POLLPRI). The file is opened before the maps are first
+// read, so that mount cannot come unseen; a wake-up from anything else
+// (a mount the host propagates) only reads the maps again. The sandbox's
+// end wakes its pidfd.
 func awaitIDMaps(ctx context.Context, pid int) error {
-	for delay := 100 * time.Microsecond; ; delay = min(delay*2, 10*time.Millisecond) {
-		u, _ := os.ReadFile(fmt.Sprintf("/proc/%d/uid_map", pid))
-		g, _ := os.ReadFile(fmt.Sprintf("/proc/%d/gid_map", pid))
-		if len(u) > 0 && len(g) > 0 {
+	mounts, err := unix.Open(fmt.Sprintf("/proc/%d/mountinfo", pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("the sandbox ended before it set up its user namespace: %w", err)
+	}
+	defer unix.Close(mounts)
+	fds := []unix.PollFd{{Fd: int32(mounts), Events: unix.POLLPRI}}
+	// without a pidfd (before Linux 5.3), an end is seen on a later check
+	wake := 100 * time.Millisecond
+	if pidfd, err := unix.PidfdOpen(pid, 0); err == nil {
+		defer unix.Close(pidfd)
+		fds = append(fds, unix.PollFd{Fd: int32(pidfd), Events: unix.POLLIN})
+		wake = time.Duration(1<<63 - 1)
+	}
+	for {
+		if mapped(pid) {
 			return nil
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("the sandbox's user namespace was never set up: %w", ctx.Err())
-		case <-time.After(delay):
+		timeout := wake
+		if dl, ok := ctx.Deadline(); ok {
+			timeout = min(timeout, time.Until(dl))
+		}
+		if timeout <= 0 || ctx.Err() != nil {
+			return fmt.Errorf("the sandbox's user namespace was never set up: %w", context.DeadlineExceeded)
+		}
+		_, err := unix.Poll(fds, int(min(timeout.Milliseconds()+1, 1<<31-1)))
+		if err != nil && err != unix.EINTR {
+			return fmt.Errorf("wait for the sandbox's user namespace: %w", err)
+		}
+		if len(fds) > 1 && fds[1].Revents != 0 && !mapped(pid) {
+			return errors.New("the sandbox ended before it set up its user namespace")
 		}
 	}
+}
+
+// mapped reports whether pid's user namespace has its uid and gid maps.
+func mapped(pid int) bool {
+	u, _ := os.ReadFile(fmt.Sprintf("/proc/%d/uid_map", pid))
+	g, _ := os.ReadFile(fmt.Sprintf("/proc/%d/gid_map", pid))
+	return len(u) > 0 && len(g) > 0
 }
 
 // readInfo reads bwrap's --info-fd JSON; bwrap closes it once written, or
