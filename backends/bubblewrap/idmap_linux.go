@@ -51,10 +51,12 @@ func mappedUserns(person, sandbox ids) (*os.File, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("make the workspace's id mapping: %w", err)
 	}
+	// the namespace is held by its descriptor once open; the holder's
+	// end, which the kernel takes a while over, is off the start's path
 	defer func() {
 		hold.Close()
 		cmd.Process.Kill()
-		cmd.Wait()
+		go cmd.Wait()
 	}()
 	f, err := os.Open(fmt.Sprintf("/proc/%d/ns/user", cmd.Process.Pid))
 	if err != nil {
