@@ -122,6 +122,9 @@ type Controller struct {
 	events    *broker
 	pulls     *catalogue.Client
 	closeOnce sync.Once
+	// metaSyncs are the syncs of new sandbox.json files still under way
+	// (see build); Close waits for them
+	metaSyncs sync.WaitGroup
 
 	mu     sync.Mutex               // guards what follows
 	atOnce int                      // the "at once" limit last computed
@@ -209,6 +212,7 @@ func Open(ctx context.Context, o Options) (*Controller, error) {
 func (c *Controller) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
+		c.metaSyncs.Wait()
 		c.events.close()
 		err = c.store.close()
 		c.lock.Release()

@@ -111,10 +111,26 @@ func (c *Controller) build(ctx context.Context, prefix, name, full string, s sha
 			return nil, diskError(fmt.Sprintf("create sandbox %s", full), dir, err)
 		}
 	}
-	if err := writeMeta(c.stateDir(id), r); err != nil {
+	// sandbox.json is only read to rebuild a lost database, and the
+	// database keeps a new record no more durably than this (WAL,
+	// synchronous=NORMAL): its sync is left to the background rather
+	// than added to every create. A crash before it lands leaves at worst
+	// an empty file, which the next launch rewrites (describeAll).
+	meta, err := writeMetaUnsynced(c.stateDir(id), r)
+	if err != nil {
 		undo()
 		return nil, diskError(fmt.Sprintf("create sandbox %s", full), c.stateDir(id), err)
 	}
+	c.metaSyncs.Add(1)
+	go func() {
+		defer c.metaSyncs.Done()
+		meta.Sync()
+		meta.Close()
+		if d, err := os.Open(c.stateDir(id)); err == nil {
+			d.Sync() // the rename
+			d.Close()
+		}
+	}()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.setStateLocked(ctx, r, reason); err != nil {

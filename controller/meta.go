@@ -61,6 +61,32 @@ func metaOf(r *record) meta {
 // own, synced, renamed over whatever was there (a rename replaces a link
 // rather than following it).
 func writeMeta(dir string, r *record) error {
+	return placeMeta(dir, r, func(f *os.File) error { return f.Sync() })
+}
+
+// writeMetaUnsynced writes r's sandbox.json as writeMeta does, but
+// returns with the file still to be synced: a create spends no time on
+// it (see build). Until the returned file is synced, a crash of the host
+// may leave the new sandbox.json empty; describeAll rewrites it at the
+// next launch from the database.
+func writeMetaUnsynced(dir string, r *record) (*os.File, error) {
+	var unsynced *os.File
+	err := placeMeta(dir, r, func(f *os.File) (err error) {
+		unsynced, err = os.Open(f.Name())
+		return err
+	})
+	if err != nil {
+		if unsynced != nil {
+			unsynced.Close()
+		}
+		return nil, err
+	}
+	return unsynced, nil
+}
+
+// placeMeta writes r's sandbox.json to a file of its own, calls before
+// on it, and renames it over whatever was there.
+func placeMeta(dir string, r *record, before func(*os.File) error) error {
 	data, err := json.MarshalIndent(metaOf(r), "", "  ")
 	if err != nil {
 		return err
@@ -71,7 +97,7 @@ func writeMeta(dir string, r *record) error {
 	}
 	_, err = f.Write(append(data, '\n'))
 	if err == nil {
-		err = f.Sync()
+		err = before(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

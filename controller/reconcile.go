@@ -2,9 +2,7 @@ package controller
 
 import (
 	"context"
-	"errors"
 	"os"
-	"path/filepath"
 	"time"
 
 	"sandboxdesk/backends"
@@ -90,13 +88,14 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	return nil
 }
 
-// describeAll writes sandbox.json for every sandbox that has none (made
-// by a version that did not write it), so a lost database can always be
-// rebuilt. A failure only costs that, and is logged.
+// describeAll writes sandbox.json for every sandbox that has no readable
+// one (made by a version that did not write it, or left empty by a crash
+// before its sync, see build), so a lost database can always be rebuilt.
+// A failure only costs that, and is logged.
 func (c *Controller) describeAll() {
 	for _, r := range c.boxes {
 		dir := c.stateDir(r.ID)
-		if _, err := os.Lstat(filepath.Join(dir, metaFile)); !errors.Is(err, os.ErrNotExist) {
+		if _, err := readMeta(dir, r.ID); err == nil {
 			continue
 		}
 		if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {

@@ -157,3 +157,24 @@ func TestRebuildDoesNotBelieveTheFuture(t *testing.T) {
 		t.Errorf("its folder was touched: %v", err)
 	}
 }
+
+// TestEmptyDescriptionRewrittenAtLaunch: a sandbox.json a crash left
+// empty (its sync is not waited for at create) is written again from the
+// database at the next launch, so a later rebuild still finds the sandbox.
+func TestEmptyDescriptionRewrittenAtLaunch(t *testing.T) {
+	e := newEnv(t)
+	w := e.create(ipc.CreateRequest{Name: "w"})
+	e.c.Close()
+	path := filepath.Join(e.c.stateDir(w.ID), metaFile)
+	must(t, os.WriteFile(path, nil, 0o600))
+	e.reopen(testvm.Config{})
+	if _, err := readMeta(e.c.stateDir(w.ID), w.ID); err != nil {
+		t.Fatalf("sandbox.json still unreadable after a launch: %v", err)
+	}
+	e.c.Close()
+	damages["deleted"](t, filepath.Join(e.root, "state.db"))
+	e.reopen(testvm.Config{})
+	if got := e.states(); len(got) != 1 {
+		t.Errorf("rebuilt %v, want the one sandbox", got)
+	}
+}
