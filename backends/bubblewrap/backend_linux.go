@@ -63,6 +63,11 @@ type Backend struct {
 	running  map[string]*sandbox
 	notify   backends.Notify
 	mappings map[int]*os.File // user namespaces for idmapped workspaces, by sandbox uid
+	// ahead is the mapping made for the uid the next new sandbox is
+	// likely to get (see mapAhead), not yet any sandbox's
+	ahead      aheadMapping
+	aheadBusy  bool
+	aheadDoing sync.WaitGroup
 	// tapsClosing counts the tap devices being let go of (releaseTap)
 	tapsClosing sync.WaitGroup
 }
@@ -465,6 +470,7 @@ func (b *Backend) Remove(ctx context.Context, id string) error {
 	if b.asRoot {
 		b.forgetMapping(b.stateDir(id))
 		b.uids.release(b.stateDir(id))
+		b.mapAhead()
 	}
 	if err != nil {
 		return err

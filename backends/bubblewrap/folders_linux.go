@@ -163,7 +163,7 @@ func (b *Backend) mapping(user ids) (*os.File, error) {
 	if f, ok := b.mappings[user.uid]; ok {
 		return f, nil
 	}
-	f, err := mappedUserns(b.person, user)
+	f, err := b.takeAheadLocked(user)
 	if err != nil {
 		return nil, err
 	}
@@ -209,4 +209,66 @@ func closedTo(dir string, uid int) string {
 		}
 	}
 	return ""
+}
+
+// aheadMapping is a user namespace made for one uid before any sandbox
+// has it (uid 0: none).
+type aheadMapping struct {
+	uid int
+	ns  *os.File
+}
+
+// takeAheadLocked returns the mapping of user made ahead, or makes it
+// now. b.mu is held.
+func (b *Backend) takeAheadLocked(user ids) (*os.File, error) {
+	if b.ahead.uid == user.uid && b.ahead.ns != nil {
+		f := b.ahead.ns
+		b.ahead = aheadMapping{}
+		return f, nil
+	}
+	return mappedUserns(b.person, user)
+}
+
+// mapAhead makes, in the background, the workspace's id mapping for the
+// uid the next new sandbox would get now: its holder process, a fork of
+// the whole controller (~1 ms), is then off that start's path. A guess
+// that proves wrong (another root took the uid) only costs the start
+// the time it would have spent anyway. At most one such mapping is kept.
+func (b *Backend) mapAhead() {
+	b.mu.Lock()
+	if b.aheadBusy {
+		b.mu.Unlock()
+		return
+	}
+	b.aheadBusy = true
+	b.aheadDoing.Add(1)
+	b.mu.Unlock()
+	go func() {
+		defer b.aheadDoing.Done()
+		uid := b.uids.next()
+		var f *os.File
+		if uid > 0 {
+			b.mu.Lock()
+			_, mapped := b.mappings[uid]
+			done := mapped || b.ahead.uid == uid
+			b.mu.Unlock()
+			if !done {
+				f, _ = mappedUserns(b.person, ids{uid: uid, gid: uid})
+			}
+		}
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.aheadBusy = false
+		if f == nil {
+			return
+		}
+		if _, mapped := b.mappings[uid]; mapped {
+			f.Close() // made for a sandbox meanwhile
+			return
+		}
+		if b.ahead.ns != nil {
+			b.ahead.ns.Close()
+		}
+		b.ahead = aheadMapping{uid: uid, ns: f}
+	}()
 }

@@ -144,6 +144,23 @@ func (r *uidRegistry) acquire(stateDir string) (int, error) {
 	return 0, fmt.Errorf("no free host uid for a sandbox: all %d of %d-%d are taken", r.last-r.first, r.first+1, r.last)
 }
 
+// next returns the uid acquire would give a sandbox new to the registry
+// now, or 0 when none is free.
+func (r *uidRegistry) next() int {
+	dir, err := r.open()
+	if err != nil {
+		return 0
+	}
+	defer dir.Close()
+	held := r.entries(dir)
+	for u := r.first + 1; u <= r.last; u++ {
+		if _, used := held[u]; !used && !r.taken(u) {
+			return u
+		}
+	}
+	return 0
+}
+
 func (r *uidRegistry) record(dir *os.File, uid int, stateDir string) error {
 	fd, err := unix.Openat(int(dir.Fd()), strconv.Itoa(uid), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
