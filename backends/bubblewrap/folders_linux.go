@@ -174,7 +174,8 @@ func (b *Backend) mapping(user ids) (*os.File, error) {
 	return f, nil
 }
 
-// forgetMapping drops the user namespace of a sandbox user that is freed.
+// forgetMapping takes the user namespace of a sandbox user that is freed
+// out of the sandboxes' mappings.
 func (b *Backend) forgetMapping(stateDir string) {
 	uid, ok := readUIDFile(stateDir)
 	if !ok {
@@ -183,8 +184,13 @@ func (b *Backend) forgetMapping(stateDir string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if f, ok := b.mappings[uid]; ok {
-		f.Close()
+		// kept as the one made ahead: the uid just freed is the one the
+		// next new sandbox is likely to get (see mapAhead)
 		delete(b.mappings, uid)
+		if b.ahead.ns != nil {
+			b.ahead.ns.Close()
+		}
+		b.ahead = aheadMapping{uid: uid, ns: f}
 	}
 }
 
