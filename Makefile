@@ -1,7 +1,11 @@
 # sandboxdesk: `make run` builds and opens the app, `make test` runs every test.
 
 GO      ?= go
-TAGS    := migrated_fynedo
+# no_emoji leaves out Fyne's colour emoji font: the app shows no emoji
+# (a system font draws the one symbol it has, the host network's ⚠), and
+# Fyne parses that 4 MiB font again for every text style it measures,
+# some 5 MiB of memory each, before the first window shows.
+TAGS    := migrated_fynedo,no_emoji
 # bin/sandboxdesk is the command line (static, no cgo: no controller,
 # SQLite, Fyne or GL; with no arguments it opens the app, and `serve`
 # becomes bin/sandboxdesk-serve, the controller without a window),

@@ -4,6 +4,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 
+	"sandboxdesk/assets"
 	"sandboxdesk/ipc"
 )
 
@@ -23,9 +24,7 @@ func (u *App) setupTray() {
 		u.win.SetCloseIntercept(u.closeWindow)
 		return
 	}
-	if icon, err := trayIcon(u.fyne.Icon()); err == nil {
-		d.SetSystemTrayIcon(icon)
-	}
+	d.SetSystemTrayIcon(assets.TrayIcon)
 	d.SetSystemTrayMenu(u.trayMenu(nil))
 	u.closeWindow = u.win.Hide
 	u.win.SetCloseIntercept(u.closeWindow)

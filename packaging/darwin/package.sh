@@ -12,7 +12,7 @@ set -eu
 VERSION=$1
 OUT=$2
 GO=${GO:-go}
-TAGS=${TAGS:-migrated_fynedo}
+TAGS=${TAGS:-migrated_fynedo,no_emoji}
 LDFLAGS=${LDFLAGS:-}
 IDENTITY=${SIGN_IDENTITY:--}
 [ "$(uname)" = Darwin ] || { echo "package-darwin: builds on a Mac (cgo for the Cocoa window and vz, codesign); here, go test ./packaging/bundle checks the bundle's layout and plists" >&2; exit 1; }

@@ -12,7 +12,7 @@ set -eu
 VERSION=$1
 OUT=$2
 GO=${GO:-go}
-TAGS=${TAGS:-migrated_fynedo}
+TAGS=${TAGS:-migrated_fynedo,no_emoji}
 LDFLAGS=${LDFLAGS:-}
 for tool in x86_64-w64-mingw32-gcc x86_64-w64-mingw32-windres makensis; do
 	command -v "$tool" >/dev/null 2>&1 || { echo "package-windows: $tool is missing (make deps installs it)" >&2; exit 1; }
