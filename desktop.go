@@ -60,6 +60,7 @@ func runDesktop(rootFlag string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
+	keepBusUnlaunched(os.Getenv, os.Setenv) // before Fyne looks for the desktop's theme
 	a := app.NewWithID(appID)
 	a.SetIcon(assets.Icon)
 	conn := &lateClient{}
