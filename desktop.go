@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -29,17 +32,56 @@ import (
 const appID = "dev.sandboxdesk.app"
 
 // noDisplay says why the window cannot open on a Unix desktop without a
-// display server, "" when it can: without it GLFW panics with a stack
-// trace instead of a line a person can act on. macOS and Windows always
+// display server, or with a local X display nothing answers on, "" when
+// it can: GLFW would panic with a stack trace instead of a line a person
+// can act on. macOS and Windows always
 // have their own.
 func noDisplay(goos string, getenv func(string) string) string {
 	if goos == "darwin" || goos == "windows" {
 		return ""
 	}
-	if getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != "" {
+	if getenv("WAYLAND_DISPLAY") != "" {
 		return ""
 	}
-	return "no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset): start it from a desktop session, or run `sandboxdesk serve` for the controller without a window"
+	display := getenv("DISPLAY")
+	if display == "" {
+		return "no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset): start it from a desktop session, or run `sandboxdesk serve` for the controller without a window"
+	}
+	if sockets := xSockets(display); sockets != nil && !anyAnswers(sockets) {
+		return fmt.Sprintf("no X server answers on DISPLAY=%s: start the display server, fix DISPLAY, or run `sandboxdesk serve` for the controller without a window", display)
+	}
+	return ""
+}
+
+// xSockets are the sockets an X server of a local DISPLAY (":0",
+// "unix:0.0") listens on, the abstract one first; nil for a display
+// elsewhere (a host name, ssh forwarding on TCP), which GLFW is left to
+// reach.
+func xSockets(display string) []string {
+	rest, ok := strings.CutPrefix(display, "unix:")
+	if !ok {
+		if rest, ok = strings.CutPrefix(display, ":"); !ok {
+			return nil
+		}
+	}
+	n, _, _ := strings.Cut(rest, ".")
+	if _, err := strconv.Atoi(n); err != nil {
+		return nil
+	}
+	p := "/tmp/.X11-unix/X" + n
+	return []string{"@" + p, p}
+}
+
+// anyAnswers reports whether one of the unix sockets accepts a
+// connection.
+func anyAnswers(sockets []string) bool {
+	for _, s := range sockets {
+		if c, err := net.DialTimeout("unix", s, time.Second); err == nil {
+			c.Close()
+			return true
+		}
+	}
+	return false
 }
 
 // runDesktop is the app: the controller of the root, its socket for the

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -124,6 +126,16 @@ func TestQuitProgressLines(t *testing.T) {
 }
 
 func TestNoDisplaySaysSoInOneLine(t *testing.T) {
+	// an X server of its own: abstract sockets are the network
+	// namespace's, so the test listens where Xvfb would
+	xvfb := ":4712"
+	if runtime.GOOS == "linux" {
+		l, err := net.Listen("unix", "@/tmp/.X11-unix/X4712")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+	}
 	tests := []struct {
 		name   string
 		goos   string
@@ -131,7 +143,10 @@ func TestNoDisplaySaysSoInOneLine(t *testing.T) {
 		refuse bool
 	}{
 		{"linux without a display", "linux", nil, true},
-		{"linux with X", "linux", map[string]string{"DISPLAY": ":0"}, false},
+		{"linux with X", "linux", map[string]string{"DISPLAY": xvfb}, false},
+		{"linux with X elsewhere", "linux", map[string]string{"DISPLAY": "remote.example:10.0"}, false},
+		{"linux with an X display nothing answers on", "linux", map[string]string{"DISPLAY": ":4711"}, true},
+		{"linux with an X display nothing answers on, unix:", "linux", map[string]string{"DISPLAY": "unix:4711.0"}, true},
 		{"linux with Wayland", "linux", map[string]string{"WAYLAND_DISPLAY": "wayland-0"}, false},
 		{"freebsd without a display", "freebsd", nil, true},
 		{"macOS", "darwin", nil, false},
@@ -139,6 +154,9 @@ func TestNoDisplaySaysSoInOneLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if runtime.GOOS != "linux" && tt.goos == "linux" {
+				t.Skip("the X sockets are Linux's abstract ones")
+			}
 			msg := noDisplay(tt.goos, func(k string) string { return tt.env[k] })
 			if (msg != "") != tt.refuse {
 				t.Fatalf("noDisplay = %q, want a refusal: %v", msg, tt.refuse)
