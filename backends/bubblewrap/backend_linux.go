@@ -370,7 +370,7 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 	b.mu.Lock()
 	sb.stopping = true
 	b.mu.Unlock()
-	if grace > 0 {
+	if grace > 0 && !sb.runsOnlyItself() {
 		tctx, cancel := context.WithTimeout(ctx, grace+2*time.Second)
 		agent.Call(tctx, b.dialer(sb), agent.Request{Op: "terminate", GraceMs: grace.Milliseconds()})
 		cancel()
