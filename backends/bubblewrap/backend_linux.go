@@ -221,28 +221,32 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 		// one sandbox never runs twice
 		b.Stop(ctx, old.id, 0)
 	}
+	// the cgroup is made while the sandbox's folders are: the kernel's
+	// work for the one and the file system's for the other overlap. Any
+	// way out before the spawn removes it.
+	made := b.makeCgroupAsync(spec)
+	drop := func() { (<-made).cg.remove() }
 	img, err := scanImage(imageRoot, host)
 	if err != nil {
+		drop()
 		return backends.Started{}, err
 	}
 	if spec.Network == backends.NetworkOn {
 		if err := b.checkNAT(); err != nil {
+			drop()
 			return backends.Started{}, err
 		}
 	}
 	run, err := b.prepare(ctx, spec)
 	if err != nil {
+		drop()
 		return backends.Started{}, err
 	}
 	if run != nil && run.workspace != nil {
 		defer run.workspace.Close()
 	}
-	// the controller decided the memory; the backend only enforces it
-	pids := spec.Pids
-	if pids == 0 {
-		pids = defaultPids(hostPidSpace())
-	}
-	cg, lim, cgErr := makeCgroup(spec.ID, spec.MemoryMiB, spec.CPUs, pids)
+	m := <-made
+	cg, lim, cgErr := m.cg, m.lim, m.err
 	if cgErr != nil {
 		// one line: what was not made, each reason after the other
 		b.tell(ctx, spec.ID, "limits not all enforced: "+strings.ReplaceAll(cgErr.Error(), "\n", "; "))
@@ -276,6 +280,28 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 	// the disk is not limited: home and /tmp live in the sandbox's folder
 	// on the root's file system, which has no per-folder quota we can set
 	return backends.Started{MemoryLimitMiB: lim.memoryMiB, PidsLimit: lim.pids}, nil
+}
+
+// madeCgroup is what makeCgroup returned.
+type madeCgroup struct {
+	cg  *cgroup
+	lim limits
+	err error
+}
+
+// makeCgroupAsync makes the sandbox's cgroup in the background, with the
+// limits the controller decided; the backend only enforces them.
+func (b *Backend) makeCgroupAsync(spec backends.Spec) <-chan madeCgroup {
+	pids := spec.Pids
+	if pids == 0 {
+		pids = defaultPids(hostPidSpace())
+	}
+	made := make(chan madeCgroup, 1)
+	go func() {
+		cg, lim, err := makeCgroup(spec.ID, spec.MemoryMiB, spec.CPUs, pids)
+		made <- madeCgroup{cg, lim, err}
+	}()
+	return made
 }
 
 // get finds a running sandbox, adopting one a previous process started.
@@ -370,7 +396,7 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 	b.mu.Lock()
 	sb.stopping = true
 	b.mu.Unlock()
-	if grace > 0 {
+	if grace > 0 && !sb.runsOnlyItself() {
 		tctx, cancel := context.WithTimeout(ctx, grace+2*time.Second)
 		agent.Call(tctx, b.dialer(sb), agent.Request{Op: "terminate", GraceMs: grace.Milliseconds()})
 		cancel()

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -232,4 +234,68 @@ func childrenListed(pid int) ([]int, bool) {
 // namespace the launcher mounts the alias in.
 func rawSysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
+}
+
+// runsOnlyItself reports whether the sandbox runs nothing but itself: its
+// cgroup holds bwrap's monitor, the sandbox's init (the monitor's child)
+// and the agent (the init's child), and no other process. A polite stop
+// then has no one to ask to end, and the agent is not called: the call
+// costs every stop a round trip through the sandbox, for nothing. Any
+// doubt (no cgroup, one that cannot be read, a process it does not know)
+// says no, and the agent is asked. A process the sandbox starts after
+// this look is killed with the rest, as one it starts after the agent's
+// own look would be.
+func (sb *sandbox) runsOnlyItself() bool {
+	if sb.cg == nil {
+		return false
+	}
+	for _, dir := range []string{sb.cg.v2, sb.cg.pids, sb.cg.memory} {
+		if dir == "" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+		if err != nil {
+			return false
+		}
+		return onlyItself(strings.Fields(string(b)), sb.pid.Pid, parentOf)
+	}
+	return false
+}
+
+// onlyItself reports whether procs, a cgroup's processes, are exactly
+// monitor, one child of it, and one child of that child.
+func onlyItself(procs []string, monitor int, parent func(pid int) int) bool {
+	if len(procs) != 3 || monitor <= 0 {
+		return false
+	}
+	pids := make([]int, 0, 3)
+	for _, p := range procs {
+		n, err := strconv.Atoi(p)
+		if err != nil || n <= 0 {
+			return false
+		}
+		pids = append(pids, n)
+	}
+	var init, agent int
+	for _, p := range pids {
+		if p != monitor && parent(p) == monitor {
+			init = p
+		}
+	}
+	for _, p := range pids {
+		if init > 0 && p != init && p != monitor && parent(p) == init {
+			agent = p
+		}
+	}
+	return init > 0 && agent > 0 && slices.Contains(pids, monitor)
+}
+
+// parentOf is pid's parent, or 0 when it cannot be read.
+func parentOf(pid int) int {
+	f, ok := statFields(strconv.Itoa(pid))
+	if !ok || len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[1])
+	return n
 }
