@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"sandboxdesk/ipc"
@@ -20,8 +21,20 @@ import (
 )
 
 // SocketClient is an ipc.Client over the socket in a root (on Windows,
-// the named pipe that stands for it).
-type SocketClient struct{ Path string }
+// the named pipe that stands for it). Use it by pointer.
+type SocketClient struct {
+	Path string
+
+	mu sync.Mutex
+	// spare is the connection Listening made, kept for the request that
+	// follows it, so a command's probe and its request cost one dial
+	spare   net.Conn
+	spareAt time.Time
+}
+
+// spareFor bounds how long Listening's connection waits for a request: a
+// client that asks nothing for so long dials afresh.
+const spareFor = 10 * time.Second
 
 // SocketPath is the socket of the controller that owns root.
 func SocketPath(root string) string { return filepath.Join(root, SocketName) }
@@ -30,17 +43,40 @@ func SocketPath(root string) string { return filepath.Join(root, SocketName) }
 // socket. It sends nothing: for a client about to send its request, the
 // dial alone says as much as a round trip, for a fraction of its cost. A
 // controller that is stopping has closed its socket already.
+// The connection is kept for the next request.
 func (c *SocketClient) Listening(ctx context.Context) bool {
 	conn, err := dialLocal(ctx, c.Path)
 	if err != nil {
 		return false
 	}
-	conn.Close()
+	c.mu.Lock()
+	old := c.spare
+	c.spare, c.spareAt = conn, time.Now()
+	c.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
 	return true
 }
 
+// connect is a new connection to the controller: the one Listening kept,
+// while it is fresh, else a dial.
+func (c *SocketClient) connect(ctx context.Context) (net.Conn, error) {
+	c.mu.Lock()
+	conn, at := c.spare, c.spareAt
+	c.spare = nil
+	c.mu.Unlock()
+	if conn != nil {
+		if time.Since(at) < spareFor {
+			return conn, nil
+		}
+		conn.Close()
+	}
+	return dialLocal(ctx, c.Path)
+}
+
 func (c *SocketClient) dial(ctx context.Context, req ipc.Request) (net.Conn, *bufio.Reader, error) {
-	conn, err := dialLocal(ctx, c.Path)
+	conn, err := c.connect(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -83,7 +119,7 @@ func readReply(ctx context.Context, br *bufio.Reader, out any) error {
 
 // Exec runs a command in a sandbox and streams it.
 func (c *SocketClient) Exec(ctx context.Context, req ipc.ExecRequest, cio stream.IO) (int, error) {
-	conn, err := dialLocal(ctx, c.Path)
+	conn, err := c.connect(ctx)
 	if err != nil {
 		return -1, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -278,4 +279,46 @@ func FuzzDecodeRequest(f *testing.F) {
 			t.Fatalf("a decoded %T does not encode: %v", req, err)
 		}
 	})
+}
+
+// countingListener counts the connections it accepts.
+type countingListener struct {
+	net.Listener
+	accepted atomic.Int32
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.accepted.Add(1)
+	}
+	return c, err
+}
+
+// A command probes, then asks: one connection serves both, and the next
+// request dials its own.
+func TestProbeConnectionCarriesTheRequest(t *testing.T) {
+	path := SocketPath(t.TempDir())
+	inner, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &countingListener{Listener: inner}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { (&Server{Handler: &echoHandler{}}).Serve(ctx, l); close(done) }()
+	defer func() { cancel(); <-done }()
+	c := &SocketClient{Path: path}
+	if !c.Listening(t.Context()) {
+		t.Fatal("not listening on a served root")
+	}
+	var list []ipc.Sandbox
+	for want := int32(1); want <= 2; want++ {
+		if err := c.Call(t.Context(), ipc.ListRequest{}, &list); err != nil {
+			t.Fatalf("call %d: %v", want, err)
+		}
+		if got := l.accepted.Load(); got != want {
+			t.Errorf("after call %d the controller accepted %d connections, want %d", want, got, want)
+		}
+	}
 }
