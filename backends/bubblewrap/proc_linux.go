@@ -48,8 +48,9 @@ func (p pidFile) alive(id string) bool {
 	return ok && bytes.Contains(cmdline, []byte("/sandboxes/"+id+"/"))
 }
 
-// execWait bounds how long readCmdline waits for an exec to finish.
-const execWait = 5 * time.Second
+// execWait bounds how long readCmdline waits for an exec to finish (a
+// variable for a test).
+var execWait = 5 * time.Second
 
 // readCmdline reads the command line of the process pid that started at
 // since. A process in the middle of an exec (the launcher or the start
@@ -170,10 +171,28 @@ func sweep(id string, since uint64) {
 		if !ok || st < since {
 			continue
 		}
-		if cmdline, ok := readCmdline(pid, st); ok && bytes.Contains(cmdline, mark) {
+		if cmdline, ok := sweepCmdline(pid, st, since); ok && bytes.Contains(cmdline, mark) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
+}
+
+// sweepCmdline reads the command line of pid, started at st, for a sweep
+// of the sandbox whose bwrap started at since. Only that process (the
+// start script or launcher, then bwrap, started when the sandbox did) is
+// ever caught in an exec between two command lines that name the
+// sandbox's folder, and only it is waited for (readCmdline): any other
+// with no command line is not the sandbox's. Code in a sandbox can empty
+// the command line of as many of its processes as it likes
+// (prctl(PR_SET_MM_MAP) needs no privilege, or an munmap); each, taken
+// for an exec, would hold up every sweep of the host for execWait, and
+// with it the end of every other sandbox.
+func sweepCmdline(pid int, st, since uint64) ([]byte, bool) {
+	if st == since {
+		return readCmdline(pid, st)
+	}
+	b, err := readProc(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return b, err == nil
 }
 
 // children lists the processes whose parent is pid: as the kernel lists

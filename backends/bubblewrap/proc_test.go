@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestAliveThroughExec: a sandbox's bwrap is still its bwrap while the
@@ -117,5 +119,81 @@ func TestChildren(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("children %v, want %v", got, want)
 		}
+	}
+}
+
+// emptyCommandLine is a program for a sandbox's python3: it points its
+// command line at nothing with prctl(PR_SET_MM_MAP), which needs no
+// privilege, says "empty" and sleeps, its stdout closed.
+const emptyCommandLine = `import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+stat = open("/proc/self/stat").read()
+f = [0, 0, 0] + stat[stat.rindex(")") + 2:].split()
+n = lambda i: int(f[i])
+class Map(ctypes.Structure):
+    _fields_ = [(k, ctypes.c_uint64) for k in "start_code end_code start_data end_data start_brk brk start_stack arg_start arg_end env_start env_end auxv".split()] + [("auxv_size", ctypes.c_uint32), ("exe_fd", ctypes.c_uint32)]
+libc.sbrk.restype = ctypes.c_void_p
+m = Map(n(26), n(27), n(45), n(46), n(47), libc.sbrk(0), n(28), n(48), n(48), n(50), n(51), 0, 0, 0xffffffff)
+PR_SET_MM, PR_SET_MM_MAP = 35, 14
+if libc.prctl(PR_SET_MM, PR_SET_MM_MAP, ctypes.byref(m), ctypes.sizeof(m), 0) != 0:
+    sys.exit("prctl: " + os.strerror(ctypes.get_errno()))
+print("empty", flush=True)
+os.close(1)
+time.sleep(600)
+`
+
+// TestHostileEmptiedCommandLineHoldsNoSweep: code in a sandbox empties
+// the command line of a process of its own. A sweep reads the command
+// line of every process of the host started after its sandbox; taking
+// that one for a process in the middle of an exec, it would wait for it
+// (execWait, here longer than the test may run), and each such process,
+// in any sandbox, would hold up the end of every other sandbox, and a
+// restarted controller's whole backend (get sweeps under its lock).
+func TestHostileEmptiedCommandLineHoldsNoSweep(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3 on the host, so none in its image")
+	}
+	r := newRig(t)
+	s := r.spec("emptied")
+	r.start(s, 256)
+	if err := os.WriteFile(filepath.Join(s.Workspace, "empty.py"), []byte(emptyCommandLine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := r.sh(s.ID, "{ python3 /workspace/empty.py 2>&1 & } | head -n1"); code != 0 || out != "empty\n" {
+		t.Fatalf("emptying a command line: %d %q", code, out)
+	}
+	sb, ok := r.b.get(s.ID)
+	if !ok {
+		t.Fatal("the sandbox is not running")
+	}
+	var emptied []int
+	for _, pid := range descendants(sb.pid.Pid) {
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		if string(comm) == "python3\n" && len(cmdline(pid)) == 0 {
+			emptied = append(emptied, pid)
+		}
+	}
+	if len(emptied) != 1 {
+		t.Fatalf("found %d sandbox processes with an emptied command line, want 1", len(emptied))
+	}
+	// a sweep that waits for it does not end before the test must
+	old := execWait
+	execWait = 24 * time.Hour
+	t.Cleanup(func() { execWait = old })
+	done := make(chan struct{})
+	go func() {
+		// another sandbox's, started with this one: the process is its to read
+		sweep("sb-0000000000000000", sb.pid.StartTime)
+		close(done)
+	}()
+	deadline, ok := t.Deadline()
+	if !ok {
+		<-done
+		return
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Until(deadline) - 10*time.Second):
+		t.Fatalf("a sweep still waits for pid %d, which emptied its own command line, as for an exec", emptied[0])
 	}
 }
