@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"sandboxdesk/ipc"
@@ -39,12 +40,12 @@ func Connect(ctx context.Context, ctl Controller) (ipc.Client, error) {
 	c := &wire.SocketClient{Path: wire.SocketPath(root)}
 	// every command of the CLI starts here: a dial, not a round trip, is
 	// enough to know the request that follows has a controller to answer
-	if c.Listening(ctx) {
-		return c, nil
-	}
 	notices := ctl.Notices
 	if notices == nil {
 		notices = os.Stderr
+	}
+	if c.Listening(ctx) {
+		return &watched{Client: c, root: root, notices: notices}, nil
 	}
 	if ok, err := awaitHolder(ctx, c, root, notices); ok || err != nil {
 		return c, err
@@ -131,6 +132,41 @@ func (ctl Controller) exe() (string, error) {
 		return "", ipc.Errorf(ipc.ErrUnavailable, "no controller is running for %s and sandboxdesk is not on PATH to start one: %v", ctl.Root, err)
 	}
 	return exe, nil
+}
+
+// silenceNotice is how long a request waits before its client checks
+// that the controller answers at all.
+var silenceNotice = 5 * time.Second
+
+// watched is a client found by a dial alone, which the socket of a
+// controller stopped with Ctrl-Z (or wedged) still accepts: when a
+// request has had no answer for silenceNotice and a status gets none
+// either, it says so, once, and goes on waiting.
+type watched struct {
+	ipc.Client
+	root    string
+	notices io.Writer
+}
+
+func (w *watched) Call(ctx context.Context, req ipc.Request, out any) error {
+	var mu sync.Mutex
+	answered := false
+	t := time.AfterFunc(silenceNotice, func() {
+		if Answers(ctx, w.Client) {
+			return // busy with this request, not silent
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !answered {
+			fmt.Fprintf(w.notices, "sandboxdesk: the controller for %s has not answered for %v (stopped with Ctrl-Z, or stuck?); still waiting, Ctrl-C gives up\n", w.root, silenceNotice)
+		}
+	})
+	err := w.Client.Call(ctx, req, out)
+	t.Stop()
+	mu.Lock()
+	answered = true
+	mu.Unlock()
+	return err
 }
 
 // Answers reports whether a controller answers on c.
