@@ -1,45 +1,25 @@
 //go:build unix
 
-package sandboxes
+package sandboxes_test
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"sandboxdesk/ipc"
+	"sandboxdesk/sandboxes"
 	"sandboxdesk/stream"
 	"sandboxdesk/wire"
 )
 
-// syncBuffer is a bytes.Buffer the notice's goroutine may write to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A controller whose socket accepts but which never answers (stopped
 // with Ctrl-Z) is named, once, while the command goes on waiting.
 func TestSilentControllerIsNamed(t *testing.T) {
-	defer func(d time.Duration) { silenceNotice = d }(silenceNotice)
-	silenceNotice = 50 * time.Millisecond
+	defer sandboxes.SetSilenceNotice(50 * time.Millisecond)()
 	root := t.TempDir()
 	l, err := net.Listen("unix", wire.SocketPath(root))
 	if err != nil {
@@ -56,7 +36,7 @@ func TestSilentControllerIsNamed(t *testing.T) {
 		}
 	}()
 	var notices syncBuffer
-	c, err := Connect(t.Context(), Controller{Root: root, Exe: filepath.Join(t.TempDir(), "no-such-program"), Notices: &notices})
+	c, err := sandboxes.Connect(t.Context(), sandboxes.Controller{Root: root, Exe: filepath.Join(t.TempDir(), "no-such-program"), Notices: &notices})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +54,7 @@ func TestSilentControllerIsNamed(t *testing.T) {
 // A controller busy with a slow request still answers a status: nothing
 // is said.
 func TestBusyControllerIsNotNamed(t *testing.T) {
-	defer func(d time.Duration) { silenceNotice = d }(silenceNotice)
-	silenceNotice = 20 * time.Millisecond
+	defer sandboxes.SetSilenceNotice(20 * time.Millisecond)()
 	root := t.TempDir()
 	l, err := wire.Listen(wire.SocketPath(root))
 	if err != nil {
@@ -86,7 +65,7 @@ func TestBusyControllerIsNotNamed(t *testing.T) {
 	go func() { (&wire.Server{Handler: slowList{}}).Serve(ctx, l); close(done) }()
 	defer func() { cancel(); <-done }()
 	var notices syncBuffer
-	c, err := Connect(t.Context(), Controller{Root: root, Notices: &notices})
+	c, err := sandboxes.Connect(t.Context(), sandboxes.Controller{Root: root, Notices: &notices})
 	if err != nil {
 		t.Fatal(err)
 	}
