@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 
 	"sandboxdesk/ipc"
 )
@@ -70,8 +71,18 @@ func New(a fyne.App, client ipc.Client, root string, tray bool) *App {
 	u.OpenShell = u.terminalShell
 	u.win = a.NewWindow("sandboxdesk")
 	u.main = newMainView(u)
-	u.win.SetContent(u.main.content)
+	// sized before the content is set, and the content laid out at that
+	// size only: Fyne first lays new content out at its minimum size,
+	// where every label that wraps or ends in an ellipsis shapes its text
+	// again and again, only to lay it all out once more at the window's size
 	u.win.Resize(fyne.NewSize(900, 520))
+	wrap := container.New(&sizedFirst{}, u.main.content)
+	u.win.SetContent(wrap)
+	if u.main.content.Size() != wrap.Size() {
+		// the window is no larger than the content's minimum, so Fyne
+		// did not lay it out again
+		wrap.Layout.Layout(wrap.Objects, wrap.Size())
+	}
 	u.win.Canvas().SetOnTypedKey(u.typedKey)
 	u.setupShortcuts()
 	u.setupTray()
@@ -254,4 +265,28 @@ func (u *App) quit() {
 		return
 	}
 	go u.OnQuit()
+}
+
+// sizedFirst lays its content out like a stack, except the first time:
+// that pass is Fyne's own at the content's minimum size, undone by the
+// next one at the window's.
+type sizedFirst struct{ skipped bool }
+
+func (l *sizedFirst) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	if !l.skipped {
+		l.skipped = true
+		return
+	}
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+func (l *sizedFirst) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	for _, o := range objs {
+		s = s.Max(o.MinSize())
+	}
+	return s
 }
