@@ -5,6 +5,7 @@
 # main window, the Add dialog, Settings, an error dialog and the tray's
 # menu.   sh packaging/screenshots.sh BIN OUTDIR
 set -eu
+. "$(cd "$(dirname "$0")" && pwd)/xvfb.sh"
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 OUT=$2
 export LANG=en_US.UTF-8
@@ -39,11 +40,8 @@ for sibling in sandboxdesk-serve sandboxdesk-app sandboxdesk-agent; do
 	rm -f "$ROOT.bin/$sibling"
 	cp "$(dirname "$BIN")/$sibling" "$ROOT.bin/$sibling"
 done
-n=77
-while [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
-Xvfb ":$n" -screen 0 1000x640x24 >/dev/null 2>&1 &
-XPID=$!
-export DISPLAY=":$n"
+start_xvfb 1000x640x24
+export DISPLAY="$XDISPLAY"
 APP="" QUEUED="" WM="" TRAY=""
 cleanup() {
 	set +e

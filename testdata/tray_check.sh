@@ -5,6 +5,7 @@
 # actions, Open sandboxdesk, Quit), then quit without a panic.
 #   sh testdata/tray_check.sh BIN
 set -eu
+. "$(cd "$(dirname "$0")" && pwd)/../packaging/xvfb.sh"
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 export LANG=en_US.UTF-8
 
@@ -29,11 +30,8 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "tray check FAILED: $1" >&2; [ -f "$LOG" ] && sed 's/^/  app: /' "$LOG" >&2; exit 1; }
 
-n=60
-while [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
-Xvfb ":$n" -screen 0 800x600x24 >/dev/null 2>&1 &
-XPID=$!
-export DISPLAY=":$n"
+start_xvfb 800x600x24
+export DISPLAY="$XDISPLAY"
 eval "$(dbus-launch --sh-syntax)"
 export DBUS_SESSION_BUS_ADDRESS
 sleep 1
@@ -79,11 +77,12 @@ menu=$(bus --dest="$service" "$path" org.freedesktop.DBus.Properties.Get \
 	string:org.kde.StatusNotifierItem string:Menu | sed -n 's/.*object path "\([^"]*\)".*/\1/p')
 [ -n "$menu" ] || fail "the item $item has no menu"
 
-# the menu follows the sandboxes: wait for the row of the one just made
+# the menu follows the sandboxes: wait for the row of the one just made,
+# as running (the app may still show it starting when create returns)
 layout=""
 for _ in $(seq 50); do
 	layout=$(bus --dest="$service" "$menu" com.canonical.dbusmenu.GetLayout int32:0 int32:-1 array:string:)
-	echo "$layout" | grep -q '"tray-probe' && break
+	echo "$layout" | grep -qF 'string "tray-probe   ● running"' && break
 	sleep 0.2
 done
 for label in "Quick start (default)" "tray-probe   ● running" "Open shell" "Stop" "Open sandboxdesk" "Quit"; do

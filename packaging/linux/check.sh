@@ -12,6 +12,7 @@
 #   and first, that apt upgrades from each build's .deb to the next.
 #   sh packaging/linux/check.sh DEB TARBALL SCREENSHOT VERSION
 set -eu
+. "$(cd "$(dirname "$0")" && pwd)/../xvfb.sh"
 DEB=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 TARBALL=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 SHOT=$3 VERSION=$4
@@ -75,25 +76,21 @@ check_install /usr sandboxdesk
 # the app from the menu entry's Exec line (field codes dropped), on a
 # display of its own, with a fresh home so its root is new
 exec_line=$(sed -n 's/^Exec=//p' "/usr/share/applications/$ID.desktop" | sed 's/ *%[a-zA-Z]//g')
-n=91
-while [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
-Xvfb ":$n" -screen 0 1000x640x24 >/dev/null 2>&1 &
-XPID=$!
-for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done
+start_xvfb 1000x640x24
 mkdir -p "$WORK/run"
 chmod 700 "$WORK/run"
-(cd "$WORK/home" && HOME="$WORK/home" XDG_RUNTIME_DIR="$WORK/run" DISPLAY=":$n" exec sh -c "exec $exec_line") >"$WORK/app.log" 2>&1 &
+(cd "$WORK/home" && HOME="$WORK/home" XDG_RUNTIME_DIR="$WORK/run" DISPLAY="$XDISPLAY" exec sh -c "exec $exec_line") >"$WORK/app.log" 2>&1 &
 APP=$!
 win=""
 for _ in $(seq 150); do
-	win=$(DISPLAY=":$n" xdotool search --onlyvisible --name '^sandboxdesk$' 2>/dev/null | head -1) && [ -n "$win" ] && break
+	win=$(DISPLAY="$XDISPLAY" xdotool search --onlyvisible --name '^sandboxdesk$' 2>/dev/null | head -1) && [ -n "$win" ] && break
 	kill -0 "$APP" 2>/dev/null || fail "the app from the entry's Exec=$exec_line ended: $(tail -5 "$WORK/app.log")"
 	sleep 0.2
 done
 [ -n "$win" ] || fail "no window named sandboxdesk appeared from Exec=$exec_line: $(tail -5 "$WORK/app.log")"
 sleep 2 # the first frames
 mkdir -p "$(dirname "$SHOT")"
-DISPLAY=":$n" import -window "$win" -strip "$SHOT"
+DISPLAY="$XDISPLAY" import -window "$win" -strip "$SHOT"
 say "the app started from Exec=$exec_line drew its window: $SHOT"
 HOME="$WORK/home" sandboxdesk quit >/dev/null 2>&1 || kill "$APP"
 wait "$APP" 2>/dev/null || true

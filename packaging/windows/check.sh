@@ -10,6 +10,7 @@
 # every file and registry entry the install made.
 #   sh packaging/windows/check.sh SETUP.exe FAKEWSL.exe VERSION OUT.png
 set -eu
+. "$(cd "$(dirname "$0")" && pwd)/../xvfb.sh"
 SETUP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 FAKE=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 VERSION=$3
@@ -54,11 +55,8 @@ runvalue() { "$WINE" reg query "$RUN" /v sandboxdesk 2>/dev/null | tr -d '\r' | 
 # contains FILE PERLEXPR: the file holds the bytes the expression makes
 contains() { perl -0777 -e 'my $f = do { local $/; open my $h, "<:raw", $ARGV[0] or die; <$h> }; exit(index($f, eval $ARGV[1]) < 0)' "$1" "$2"; }
 
-n=87
-while [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
-Xvfb ":$n" -screen 0 1000x640x24 >/dev/null 2>&1 &
-XPID=$!
-export DISPLAY=":$n"
+start_xvfb 1000x640x24
+export DISPLAY="$XDISPLAY"
 cleanup() {
 	set +e
 	[ -x "$INSTDIR/sandboxdesk.exe" ] && "$WINE" "$INSTDIR/sandboxdesk.exe" quit >/dev/null 2>&1

@@ -5,6 +5,7 @@
 # the main window.
 #   sh packaging/windows/screenshot.sh APP.exe FAKEWSL.exe OUT.png
 set -eu
+. "$(cd "$(dirname "$0")" && pwd)/../xvfb.sh"
 APP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 FAKE=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 OUT=$3
@@ -21,11 +22,8 @@ export SANDBOXDESK_WSL="Z:$(echo "$FAKE" | tr / '\\')" FAKEWSL_HOME="Z:$(echo "$
 mkdir -p "$WORK/root/wsl-images" "$WORK/img/etc"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$WORK/img/etc/passwd"
 tar -C "$WORK/img" -cf "$WORK/root/wsl-images/base.tar" etc
-n=87
-while [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
-Xvfb ":$n" -screen 0 1000x640x24 >/dev/null 2>&1 &
-XPID=$!
-export DISPLAY=":$n"
+start_xvfb 1000x640x24
+export DISPLAY="$XDISPLAY"
 PID=""
 cleanup() {
 	set +e
