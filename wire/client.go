@@ -49,6 +49,10 @@ func (c *SocketClient) Listening(ctx context.Context) bool {
 	if err != nil {
 		return false
 	}
+	if !probeCarries {
+		conn.Close()
+		return true
+	}
 	c.mu.Lock()
 	old := c.spare
 	c.spare, c.spareAt = conn, time.Now()

@@ -23,3 +23,7 @@ func listenLocal(path string) (net.Listener, error) {
 }
 
 func dialLocal(ctx context.Context, path string) (net.Conn, error) { return dialUnix(ctx, path) }
+
+// probeCarries: a probe's connection to a unix socket is the controller's
+// like any other, and may carry the request that follows it.
+const probeCarries = true

@@ -298,6 +298,9 @@ func (l *countingListener) Accept() (net.Conn, error) {
 // A command probes, then asks: one connection serves both, and the next
 // request dials its own.
 func TestProbeConnectionCarriesTheRequest(t *testing.T) {
+	if !probeCarries {
+		t.Skip("a probe of a named pipe closes its connection (see probeCarries)")
+	}
 	path := SocketPath(t.TempDir())
 	inner, err := Listen(path)
 	if err != nil {
