@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"time"
 
 	"sandboxdesk/backends"
@@ -116,21 +117,30 @@ func (c *Controller) build(ctx context.Context, prefix, name, full string, s sha
 	// synchronous=NORMAL): its sync is left to the background rather
 	// than added to every create. A crash before it lands leaves at worst
 	// an empty file, which the next launch rewrites (describeAll).
-	meta, err := writeMetaUnsynced(c.stateDir(id), r)
+	// On Windows a file held open cannot be renamed over, so there the
+	// sync stays on the create's path.
+	var meta *os.File
+	if runtime.GOOS == "windows" {
+		err = writeMeta(c.stateDir(id), r)
+	} else {
+		meta, err = writeMetaUnsynced(c.stateDir(id), r)
+	}
 	if err != nil {
 		undo()
 		return nil, diskError(fmt.Sprintf("create sandbox %s", full), c.stateDir(id), err)
 	}
-	c.metaSyncs.Add(1)
-	go func() {
-		defer c.metaSyncs.Done()
-		meta.Sync()
-		meta.Close()
-		if d, err := os.Open(c.stateDir(id)); err == nil {
-			d.Sync() // the rename
-			d.Close()
-		}
-	}()
+	if meta != nil {
+		c.metaSyncs.Add(1)
+		go func() {
+			defer c.metaSyncs.Done()
+			meta.Sync()
+			meta.Close()
+			if d, err := os.Open(c.stateDir(id)); err == nil {
+				d.Sync() // the rename
+				d.Close()
+			}
+		}()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.setStateLocked(ctx, r, reason); err != nil {
