@@ -440,7 +440,7 @@ func (b *Backend) end(sb *sandbox) (gone bool) {
 	if seen {
 		for _, child := range children(sb.pid.Pid) {
 			fd, err := unix.PidfdOpen(child, 0)
-			if err == nil && !childOf(child, sb.pid.Pid) {
+			if err == nil && parentOf(child) != sb.pid.Pid {
 				unix.Close(fd) // ended since, and its pid is another's
 				continue
 			}

@@ -220,12 +220,6 @@ func childrenScanned(pid int) []int {
 	return out
 }
 
-// childOf reports whether pid's parent is parent.
-func childOf(pid, parent int) bool {
-	f, ok := statFields(strconv.Itoa(pid))
-	return ok && len(f) > 1 && f[1] == strconv.Itoa(parent)
-}
-
 // childrenListed reads /proc/PID/task/TID/children of each thread of pid;
 // not ok when one cannot be read (no such file on this kernel, or a
 // thread that ended meanwhile).

@@ -132,10 +132,7 @@ func (r *uidRegistry) acquire(stateDir string) (int, error) {
 			return u, writeUIDFile(stateDir, u)
 		}
 	}
-	for u := r.first + 1; u <= r.last; u++ {
-		if _, used := held[u]; used || r.taken(u) {
-			continue
-		}
+	if u := r.firstFree(held); u > 0 {
 		if err := r.record(dir, u, stateDir); err != nil {
 			return 0, err
 		}
@@ -152,7 +149,12 @@ func (r *uidRegistry) next() int {
 		return 0
 	}
 	defer dir.Close()
-	held := r.entries(dir)
+	return r.firstFree(r.entries(dir))
+}
+
+// firstFree is the lowest uid of the block that neither the registry
+// (held) nor a user of the host has, or 0 when there is none.
+func (r *uidRegistry) firstFree(held map[int]string) int {
 	for u := r.first + 1; u <= r.last; u++ {
 		if _, used := held[u]; !used && !r.taken(u) {
 			return u
