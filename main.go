@@ -6,13 +6,14 @@ import (
 	"context"
 	"os"
 
+	"sandboxdesk/backends/agent"
 	"sandboxdesk/cli"
 	"sandboxdesk/daemon"
 	_ "sandboxdesk/locale" // before Fyne reads the locale
 )
 
 func main() {
-	if code, ok := runAgent(os.Args[1:]); ok {
+	if code, ok := agent.Dispatch(os.Args[1:]); ok {
 		os.Exit(code)
 	}
 	if root, ok := cli.WantsApp(os.Args[1:]); ok {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"sandboxdesk/backends/agent"
 	"sandboxdesk/cli"
 	"sandboxdesk/daemon"
 	"sandboxdesk/ipc"
@@ -37,7 +38,7 @@ const testRootEnv = "SANDBOXDESK_TEST_ROOT"
 
 func TestMain(m *testing.M) {
 	// inside a sandbox this binary is the agent, with no environment
-	if code, ok := runAgent(os.Args[1:]); ok {
+	if code, ok := agent.Dispatch(os.Args[1:]); ok {
 		os.Exit(code)
 	}
 	if os.Getenv(asSandboxdesk) == "1" {

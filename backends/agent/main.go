@@ -14,6 +14,17 @@ import (
 	"syscall"
 )
 
+// Dispatch runs the agent when a program was started as one (its first
+// argument Command): the backends fall back to the controller's own
+// program when the static sandboxdesk-agent is not beside it, and tests
+// run their own binary. It reports whether it ran, with the exit status.
+func Dispatch(args []string) (int, bool) {
+	if len(args) > 0 && args[0] == Command {
+		return Main(args[1:]), true
+	}
+	return 0, false
+}
+
 // Main runs the agent on the socket in args (a path, or "fd:N" for an
 // inherited listening socket) and returns the exit status. It is the
 // first process of a sandbox.

@@ -11,12 +11,13 @@ import (
 	"context"
 	"os"
 
+	"sandboxdesk/backends/agent"
 	"sandboxdesk/cli"
 	"sandboxdesk/daemon"
 )
 
 func main() {
-	if code, ok := runAgent(os.Args[1:]); ok {
+	if code, ok := agent.Dispatch(os.Args[1:]); ok {
 		os.Exit(code)
 	}
 	// no cancel on Ctrl-C here: serve handles it, stopping its sandboxes
