@@ -226,6 +226,16 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 	// way out before the spawn removes it.
 	made := b.makeCgroupAsync(spec)
 	drop := func() { (<-made).cg.remove() }
+	// as root, the launcher starts now, while the rest is made (see
+	// prelaunch); any way out before it has its plan ends it
+	var pre *prelaunched
+	if b.asRoot {
+		if pre, err = b.prelaunch(spec.ID); err != nil {
+			drop()
+			return backends.Started{}, err
+		}
+		defer pre.abort()
+	}
 	img, err := scanImage(imageRoot, host)
 	if err != nil {
 		drop()
@@ -260,7 +270,7 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 		CgroupJoin: cg.joinFiles(), NestedUserns: spec.NestedUserns,
 		Trust: planTrust(os.Getenv, os.Stat, filepath.EvalSymlinks, host, b.asRoot),
 	}
-	sb, err := b.spawn(ctx, spec.ID, l, img, run)
+	sb, err := b.spawn(ctx, spec.ID, l, img, run, pre)
 	if err != nil {
 		cg.remove()
 		return backends.Started{}, err

@@ -101,7 +101,10 @@ func within(dir, path string) bool {
 // waits at the start gate until its pid file is written, so no sandbox
 // ever runs that a later controller could not find. For network "on" it
 // returns once the sandbox's NAT is up.
-func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayout, run *sandboxRun) (*sandbox, error) {
+//
+// As root, the launcher is pre, forked early and waiting for its plan:
+// spawn sends it once the pid file is written.
+func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayout, run *sandboxRun, pre *prelaunched) (*sandbox, error) {
 	ctl := b.ctlDir(id)
 	sock, err := listenAgent(ctl)
 	if err != nil {
@@ -150,12 +153,59 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
 	defer logf.Close()
+	var sb *sandbox
+	if pre != nil {
+		sb, err = b.sendPlan(pre, b.command(l, img, run), inherited, logf)
+	} else {
+		sb, err = b.start(id, b.command(l, img, run), run != nil, inherited, logf)
+	}
+	signal.Close()
+	if nat != nil {
+		nat.closeBwrapEnds()
+	}
+	if err != nil {
+		return nil, err
+	}
+	sb.ready = ready
+	if nat != nil {
+		if err := b.startNAT(ctx, sb, nat, run); err != nil {
+			b.kill(sb)
+			sweep(id, sb.pid.StartTime)
+			if said := bwrapSaid(ctl); said != "" {
+				err = fmt.Errorf("%w (bwrap: %s)", err, said)
+			}
+			clearCtl(ctl)
+			return nil, err
+		}
+	}
+	handed = true
+	return sb, nil
+}
+
+// sendPlan writes the pid file of the prelaunched launcher, then lets it
+// through with its plan.
+func (b *Backend) sendPlan(pre *prelaunched, args []string, inherited []*os.File, logf *os.File) (*sandbox, error) {
+	if err := writePidFile(pre.sb.ctl, pre.sb.pid); err != nil {
+		pre.abort() // it ends at the gate
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	if err := pre.send(args, inherited, logf); err != nil {
+		pre.abort()
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	return pre.sb, nil
+}
+
+// start starts args behind the start gate, writes its pid file, then
+// lets it through. ownMounts: in a mount namespace of its own, for the
+// launcher's alias (see command).
+func (b *Backend) start(id string, args []string, ownMounts bool, inherited []*os.File, logf *os.File) (*sandbox, error) {
+	ctl := b.ctlDir(id)
 	gate, release, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
 	defer release.Close()
-	args := b.command(l, img, run)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = "/"
 	cmd.Env = bwrapEnv
@@ -164,22 +214,17 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 	// its own session: the sandbox outlives a controller that is killed,
 	// and the next one adopts it
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if run != nil {
-		// a mount namespace of its own for the alias (see command); Go
-		// makes its mounts private before the launcher runs
+	if ownMounts {
+		// Go makes its mounts private before the launcher runs
 		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
 	}
 	err = startInOwnKeyring(cmd, nil)
 	gate.Close()
-	signal.Close()
-	if nat != nil {
-		nat.closeBwrapEnds()
-	}
 	if err != nil {
 		return nil, fmt.Errorf("start bwrap: %w", err)
 	}
 	st, _ := startTime(cmd.Process.Pid)
-	sb := &sandbox{id: id, ctl: ctl, pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{}), ready: ready}
+	sb := &sandbox{id: id, ctl: ctl, pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{})}
 	go func() {
 		cmd.Wait()
 		sb.reason = exitReason(cmd.ProcessState)
@@ -194,18 +239,6 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 		<-sb.exited
 		return nil, fmt.Errorf("start sandbox: the child ended before it was let through: %w", err)
 	}
-	if nat != nil {
-		if err := b.startNAT(ctx, sb, nat, run); err != nil {
-			b.kill(sb)
-			sweep(id, sb.pid.StartTime)
-			if said := bwrapSaid(ctl); said != "" {
-				err = fmt.Errorf("%w (bwrap: %s)", err, said)
-			}
-			clearCtl(ctl)
-			return nil, err
-		}
-	}
-	handed = true
 	return sb, nil
 }
 

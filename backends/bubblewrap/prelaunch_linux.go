@@ -1,0 +1,227 @@
+package bubblewrap
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// A root controller forks a sandbox's launcher first thing in Start, so
+// that the launcher's own start (a Go runtime, the packages of this
+// binary: some milliseconds) overlaps the controller's work before the
+// spawn, on another core. The launcher then waits for its plan on a
+// socket: the plan and bwrap's command line as one message, the
+// descriptors bwrap's command line names with it. The message is the
+// start gate: it is sent once the pid file is written, and a controller
+// that ends or gives up first closes the socket, so the launcher ends
+// without starting anything.
+const prelaunchCommand = "__sandboxdesk_bwrap_prelaunch"
+
+// launchSlots descriptors, from 3, are held for bwrap's descriptors in
+// the prelauncher from its start (/dev/null until the plan comes), so
+// that nothing its runtime opens takes their numbers; its end of the
+// socket is the one after them.
+const launchSlots = 16
+
+// planSocketFD is the prelauncher's end of the socket.
+const planSocketFD = 3 + launchSlots
+
+// maxPlan bounds the message: the plan and a full bwrap command line.
+const maxPlan = 1 << 20
+
+// planMessage is what the controller sends the prelauncher.
+type planMessage struct {
+	Plan  json.RawMessage `json:"plan"`
+	Bwrap []string        `json:"bwrap"`
+	// Files is how many descriptors come with the message for bwrap, at
+	// 3 onwards; one more follows, for stdout and stderr.
+	Files int `json:"files"`
+}
+
+// prelaunched is a launcher that waits for its plan.
+type prelaunched struct {
+	cmd  *exec.Cmd
+	plan *os.File // the controller's end of the socket
+	sb   *sandbox // its record: pid, exited and reason are set
+	sent bool
+}
+
+// prelaunch forks the launcher of sandbox id. Its command line names the
+// sandbox's folder under the alias, as bwrap's will: it marks the
+// sandbox's process (see pidFile.alive) from the start.
+func (b *Backend) prelaunch(id string) (*prelaunched, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "plan"), os.NewFile(uintptr(fds[1]), "plan")
+	defer theirs.Close()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		mine.Close()
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	defer null.Close()
+	extra := make([]*os.File, launchSlots+1)
+	for i := range launchSlots {
+		extra[i] = null
+	}
+	extra[launchSlots] = theirs // planSocketFD
+	cmd := exec.Command("/proc/self/exe", prelaunchCommand, filepath.Join(rootAlias, "sandboxes", id)+"/")
+	cmd.Dir = "/"
+	cmd.Env = bwrapEnv
+	cmd.ExtraFiles = extra
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
+	// its own session: the sandbox outlives a controller that is killed,
+	// and the next one adopts it; its own mount namespace for the alias
+	// (see command), made private by Go before the launcher runs
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Unshareflags: syscall.CLONE_NEWNS}
+	if err := startInOwnKeyring(cmd, nil); err != nil {
+		mine.Close()
+		return nil, fmt.Errorf("start bwrap: %w", err)
+	}
+	st, _ := startTime(cmd.Process.Pid)
+	sb := &sandbox{id: id, ctl: b.ctlDir(id), pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		sb.reason = exitReason(cmd.ProcessState)
+		close(sb.exited)
+	}()
+	return &prelaunched{cmd: cmd, plan: mine, sb: sb}, nil
+}
+
+// abort ends a launcher that has not had its plan, and reaps it. The
+// closed socket alone would end it; the kill spares the wait for a
+// runtime still starting.
+func (p *prelaunched) abort() {
+	if p == nil || p.sent {
+		return
+	}
+	p.plan.Close()
+	p.cmd.Process.Kill()
+	<-p.sb.exited
+}
+
+// send lets the launcher through with its plan, bwrap's command line and
+// descriptors, and log for its stdout and stderr. The pid file must be
+// written first.
+func (p *prelaunched) send(args []string, files []*os.File, log *os.File) error {
+	if len(args) < 4 || args[1] != launchCommand {
+		return errors.New("not a launcher's command line")
+	}
+	if len(files) > launchSlots {
+		return fmt.Errorf("%d descriptors for bwrap, at most %d", len(files), launchSlots)
+	}
+	msg, err := json.Marshal(planMessage{Plan: json.RawMessage(args[2]), Bwrap: args[3:], Files: len(files)})
+	if err != nil {
+		return err
+	}
+	fds := make([]int, 0, len(files)+1)
+	for _, f := range append(files, log) {
+		fds = append(fds, int(f.Fd()))
+	}
+	if err := unix.Sendmsg(int(p.plan.Fd()), msg, unix.UnixRights(fds...), nil, 0); err != nil {
+		return fmt.Errorf("send the launcher its plan: %w", err)
+	}
+	p.sent = true
+	p.plan.Close() // the launcher needs nothing more
+	return nil
+}
+
+// prelaunchMain runs "BINARY prelaunchCommand MARK": it waits for its
+// plan, puts its descriptors in place, then does what launchMain does.
+func prelaunchMain() int {
+	msg, err := receivePlan()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sandboxdesk: start sandbox:", err)
+		return 125
+	}
+	var p launchPlan
+	if err := json.Unmarshal(msg.Plan, &p); err != nil || len(msg.Bwrap) == 0 {
+		fmt.Fprintln(os.Stderr, "sandboxdesk: start sandbox: a plan that does not read:", err)
+		return 125
+	}
+	if err := p.run(msg.Bwrap); err != nil {
+		fmt.Fprintln(os.Stderr, "sandboxdesk: start sandbox:", err)
+		return 125
+	}
+	return 0 // not reached: run executes bwrap
+}
+
+// receivePlan reads the one message, then lays out the descriptors: those
+// for bwrap at 3 onwards, the log at stdout and stderr. What is left of
+// the slots and the socket is closed; nothing else of the launcher is
+// inherited by bwrap (Go opens its own close-on-exec, as are the
+// descriptors received until they are put in place).
+func receivePlan() (planMessage, error) {
+	var msg planMessage
+	buf := make([]byte, maxPlan)
+	oob := make([]byte, unix.CmsgSpace(4*(launchSlots+1)))
+	var n, oobn, flags int
+	var err error
+	for {
+		n, oobn, flags, _, err = unix.Recvmsg(planSocketFD, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	var fds []int
+	if err == nil && oobn > 0 {
+		cmsgs, perr := unix.ParseSocketControlMessage(oob[:oobn])
+		for _, c := range cmsgs {
+			if got, rerr := unix.ParseUnixRights(&c); rerr == nil {
+				fds = append(fds, got...)
+			}
+		}
+		if perr != nil {
+			err = perr
+		}
+	}
+	unix.Close(planSocketFD)
+	fail := func(err error) (planMessage, error) {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return msg, err
+	}
+	switch {
+	case err != nil:
+		return fail(fmt.Errorf("read the plan: %w", err))
+	case n == 0:
+		return fail(errors.New("the controller was gone before it let the sandbox start"))
+	case flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0:
+		return fail(errors.New("the plan did not fit"))
+	}
+	if err := json.Unmarshal(buf[:n], &msg); err != nil {
+		return fail(fmt.Errorf("read the plan: %w", err))
+	}
+	if msg.Files < 0 || msg.Files > launchSlots || len(fds) != msg.Files+1 {
+		return fail(fmt.Errorf("the plan names %d descriptors, %d came", msg.Files, len(fds)))
+	}
+	// the slots are all taken until here, so no descriptor received has
+	// the number of one
+	for i, fd := range fds[:msg.Files] {
+		if err := unix.Dup3(fd, 3+i, 0); err != nil {
+			return fail(fmt.Errorf("pass descriptor %d on: %w", 3+i, err))
+		}
+	}
+	log := fds[msg.Files]
+	for _, std := range []int{1, 2} {
+		if err := unix.Dup3(log, std, 0); err != nil {
+			return fail(fmt.Errorf("pass the log on: %w", err))
+		}
+	}
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
+	for fd := 3 + msg.Files; fd < 3+launchSlots; fd++ {
+		unix.Close(fd)
+	}
+	return msg, nil
+}

@@ -1,0 +1,88 @@
+//go:build linux
+
+package bubblewrap
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestPrelaunchGate: a launcher forked ahead of its plan starts nothing
+// unless the controller sends it a whole plan. A controller that ends or
+// gives up first closes its side, and the launcher ends; a plan that
+// does not bring the descriptors it names is refused. A whole plan runs
+// its command with those descriptors at 3 onwards, the log as stdout and
+// stderr, and nothing else.
+func TestPrelaunchGate(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a launcher runs for a root controller")
+	}
+	dir := t.TempDir()
+	b, err := New(Config{Root: filepath.Join(dir, "root"), Agent: os.Args[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*os.File
+	for _, name := range []string{"a", "b"} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		files = append(files, f)
+	}
+	// as the launcher's user (nobody), the script can only tell through
+	// its stdout, the log
+	script := `echo ran; readlink /proc/$$/fd/3 /proc/$$/fd/4; ls /proc/$$/fd | tr '\n' ' '`
+	plan, _ := json.Marshal(launchPlan{UID: 65534, GID: 65534})
+	args := []string{"/proc/self/exe", launchCommand, string(plan), "/bin/sh", "-c", script}
+	for _, c := range []struct {
+		name string
+		send func(*prelaunched, *os.File) error
+		want string // the log; "" when nothing ran
+	}{
+		{"the controller's side closes", func(p *prelaunched, _ *os.File) error { return p.plan.Close() }, ""},
+		{"descriptors missing", func(p *prelaunched, log *os.File) error {
+			msg, _ := json.Marshal(planMessage{Plan: plan, Bwrap: args[3:], Files: 2})
+			return unix.Sendmsg(int(p.plan.Fd()), msg, unix.UnixRights(int(log.Fd())), nil, 0)
+		}, ""},
+		{"a whole plan", func(p *prelaunched, log *os.File) error { return p.send(args, files, log) },
+			"ran\n" + files[0].Name() + "\n" + files[1].Name() + "\n0 1 2 3 4 "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			log, err := os.Create(filepath.Join(dir, "log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer log.Close()
+			p, err := b.prelaunch("sb-prelaunch")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.abort()
+			if err := c.send(p, log); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-p.sb.exited:
+			case <-time.After(time.Minute): // a deadline, not a timing
+				t.Fatal("the launcher did not end")
+			}
+			got, _ := os.ReadFile(log.Name())
+			if c.want == "" {
+				if p.sb.reason != "the sandbox's first process exited with status 125" || len(got) > 0 {
+					t.Errorf("the launcher ended with %q and wrote %q, want status 125 and nothing", p.sb.reason, got)
+				}
+				return
+			}
+			if string(got) != c.want {
+				t.Errorf("the command wrote %q, want %q", got, c.want)
+			}
+		})
+	}
+}
