@@ -228,12 +228,9 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 	drop := func() { (<-made).cg.remove() }
 	// as root, the launcher starts now, while the rest is made (see
 	// prelaunch); any way out before it has its plan ends it
-	var pre *prelaunched
+	var pre *pendingLaunch
 	if b.asRoot {
-		if pre, err = b.prelaunch(spec.ID); err != nil {
-			drop()
-			return backends.Started{}, err
-		}
+		pre = b.prelaunchAsync(spec.ID)
 		defer pre.abort()
 	}
 	img, err := scanImage(imageRoot, host)

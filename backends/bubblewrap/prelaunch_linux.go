@@ -96,6 +96,36 @@ func (b *Backend) prelaunch(id string) (*prelaunched, error) {
 	return &prelaunched{cmd: cmd, plan: mine, sb: sb}, nil
 }
 
+// pendingLaunch is a prelaunch under way: the fork, the new mount
+// namespace and the exec take a while too, and overlap the rest as well.
+type pendingLaunch struct {
+	done chan struct{}
+	p    *prelaunched
+	err  error
+}
+
+func (b *Backend) prelaunchAsync(id string) *pendingLaunch {
+	pl := &pendingLaunch{done: make(chan struct{})}
+	go func() {
+		pl.p, pl.err = b.prelaunch(id)
+		close(pl.done)
+	}()
+	return pl
+}
+
+// wait returns the launcher once it runs.
+func (pl *pendingLaunch) wait() (*prelaunched, error) {
+	<-pl.done
+	return pl.p, pl.err
+}
+
+// abort ends the launcher unless it has had its plan.
+func (pl *pendingLaunch) abort() {
+	if p, _ := pl.wait(); p != nil {
+		p.abort()
+	}
+}
+
 // abort ends a launcher that has not had its plan, and reaps it. The
 // closed socket alone would end it; the kill spares the wait for a
 // runtime still starting.

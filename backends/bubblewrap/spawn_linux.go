@@ -62,7 +62,9 @@ type sandboxRun struct {
 // command is the full command line that starts a sandbox: bwrap, behind
 // the start gate and the cgroup join, and as root (run set) behind the
 // launcher, which waits at the same gate, mounts the sandbox's folders at
-// the alias and becomes its host user.
+// the alias and becomes its host user. A root controller's sandbox does
+// not run it as it is: its launcher, forked ahead (see prelaunch), is
+// sent the plan and bwrap's part of it. The raw benchmark runs it whole.
 func (b *Backend) command(l layout, img imageLayout, run *sandboxRun) []string {
 	if run == nil {
 		args := append([]string{b.bwrap}, bwrapArgs(l, img)...)
@@ -100,11 +102,9 @@ func within(dir, path string) bool {
 // spawn starts the sandbox's bwrap on a fresh agent socket. The child
 // waits at the start gate until its pid file is written, so no sandbox
 // ever runs that a later controller could not find. For network "on" it
-// returns once the sandbox's NAT is up.
-//
-// As root, the launcher is pre, forked early and waiting for its plan:
-// spawn sends it once the pid file is written.
-func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayout, run *sandboxRun, pre *prelaunched) (*sandbox, error) {
+// returns once the sandbox's NAT is up. As root, the child is pre, the
+// launcher forked at the top of Start, and its plan is the gate.
+func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayout, run *sandboxRun, pre *pendingLaunch) (*sandbox, error) {
 	ctl := b.ctlDir(id)
 	sock, err := listenAgent(ctl)
 	if err != nil {
@@ -155,7 +155,10 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 	defer logf.Close()
 	var sb *sandbox
 	if pre != nil {
-		sb, err = b.sendPlan(pre, b.command(l, img, run), inherited, logf)
+		var p *prelaunched
+		if p, err = pre.wait(); err == nil {
+			sb, err = b.sendPlan(p, b.command(l, img, run), inherited, logf)
+		}
 	} else {
 		sb, err = b.start(id, b.command(l, img, run), run != nil, inherited, logf)
 	}
