@@ -104,11 +104,15 @@ type pendingLaunch struct {
 	err  error
 }
 
+// forked tells a test that a launcher was forked (or failed to be).
+var forked = func() {}
+
 func (b *Backend) prelaunchAsync(id string) *pendingLaunch {
 	pl := &pendingLaunch{done: make(chan struct{})}
 	go func() {
 		pl.p, pl.err = b.prelaunch(id)
 		close(pl.done)
+		forked()
 	}()
 	return pl
 }

@@ -3,13 +3,18 @@
 package bubblewrap
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"sandboxdesk/backends"
 )
 
 // TestPrelaunchGate: a launcher forked ahead of its plan starts nothing
@@ -85,4 +90,56 @@ func TestPrelaunchGate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFailedStartEndsLauncher: a root start that fails after its
+// launcher was forked, before the plan was sent, leaves neither the
+// launcher nor its zombie.
+func TestFailedStartEndsLauncher(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a launcher runs for a root controller")
+	}
+	r := newRig(t)
+	s := r.spec("fails")
+	s.Network = backends.NetworkOff
+	// the sandbox's folder inside a file: its preparation fails
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.StateDir = filepath.Join(file, s.ID)
+	done := make(chan struct{})
+	forked = func() { close(done) }
+	t.Cleanup(func() { forked = func() {} })
+	if _, err := r.b.Start(t.Context(), s); err == nil || !strings.Contains(err.Error(), "prepare") {
+		t.Fatalf("a start into a file: %v, want a failure to prepare", err)
+	}
+	<-done // a launcher left behind is there by now
+	if left := launchersOf(os.Getpid(), s.ID); len(left) > 0 {
+		t.Errorf("the failed start left %s", describe(left))
+	}
+}
+
+// launchersOf lists pid's child processes that name sandbox id, and its
+// zombies (which name nothing).
+func launchersOf(pid int, id string) []int {
+	var kids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		i := bytes.LastIndexByte(stat, ')')
+		if err != nil || i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 2 || f[1] != strconv.Itoa(pid) {
+			continue
+		}
+		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if f[0] == "Z" || bytes.Contains(cmd, []byte("/sandboxes/"+id+"/")) {
+			kid, _ := strconv.Atoi(e.Name())
+			kids = append(kids, kid)
+		}
+	}
+	return kids
 }
