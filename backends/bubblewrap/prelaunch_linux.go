@@ -111,8 +111,8 @@ func (b *Backend) prelaunchAsync(id string) *pendingLaunch {
 	pl := &pendingLaunch{done: make(chan struct{})}
 	go func() {
 		pl.p, pl.err = b.prelaunch(id)
+		forked() // before done: every Start waits for done
 		close(pl.done)
-		forked()
 	}()
 	return pl
 }
