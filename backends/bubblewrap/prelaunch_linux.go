@@ -26,8 +26,9 @@ const prelaunchCommand = "__sandboxdesk_bwrap_prelaunch"
 // launchSlots descriptors, from 3, are held for bwrap's descriptors in
 // the prelauncher from its start (/dev/null until the plan comes), so
 // that nothing its runtime opens takes their numbers; its end of the
-// socket is the one after them.
-const launchSlots = 16
+// socket is the one after them. bwrap takes about ten (one per CA file
+// the host's variables name among them).
+const launchSlots = 64
 
 // planSocketFD is the prelauncher's end of the socket.
 const planSocketFD = 3 + launchSlots
@@ -254,8 +255,10 @@ func receivePlan() (planMessage, error) {
 	for _, fd := range fds {
 		unix.Close(fd)
 	}
-	for fd := 3 + msg.Files; fd < 3+launchSlots; fd++ {
-		unix.Close(fd)
+	if err := unix.CloseRange(uint(3+msg.Files), 3+launchSlots-1, 0); err != nil {
+		for fd := 3 + msg.Files; fd < 3+launchSlots; fd++ { // before Linux 5.9
+			unix.Close(fd)
+		}
 	}
 	return msg, nil
 }
