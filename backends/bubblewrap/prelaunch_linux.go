@@ -6,21 +6,24 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"runtime"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-// A root controller forks a sandbox's launcher first thing in Start, so
-// that the launcher's own start (a Go runtime, the packages of this
-// binary: some milliseconds) overlaps the controller's work before the
-// spawn, on another core. The launcher then waits for its plan on a
-// socket: the plan and bwrap's command line as one message, the
-// descriptors bwrap's command line names with it. The message is the
-// start gate: it is sent once the pid file is written, and a controller
-// that ends or gives up first closes the socket, so the launcher ends
-// without starting anything.
+// A root controller keeps one sandbox launcher ready: forked and started
+// ahead (a Go runtime and the packages of this binary take some
+// milliseconds), waiting for a plan on a socket. A start takes it and
+// sends it the plan and bwrap's command line as one message, with the
+// descriptors bwrap's command line names; the next one is forked once the
+// start is through, off its path. The message is the start gate: it is
+// sent once the pid file is written, and a controller that ends or gives
+// up first closes the socket, so the launcher ends without starting
+// anything. Until its plan comes, a launcher is no sandbox's: nothing of
+// it depends on which (its mount namespace is made when the plan comes,
+// so that it holds the host's mounts of that moment, not of its fork).
 const prelaunchCommand = "__sandboxdesk_bwrap_prelaunch"
 
 // launchSlots descriptors, from 3, are held for bwrap's descriptors in
@@ -53,10 +56,10 @@ type prelaunched struct {
 	sent bool
 }
 
-// prelaunch forks the launcher of sandbox id. Its command line names the
-// sandbox's folder under the alias, as bwrap's will: it marks the
-// sandbox's process (see pidFile.alive) from the start.
-func (b *Backend) prelaunch(id string) (*prelaunched, error) {
+// prelaunch forks a launcher. Its command line names no sandbox; a pid
+// file that names it is waited through until it becomes the sandbox's
+// bwrap, or ends (see readCmdline).
+func (b *Backend) prelaunch() (*prelaunched, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
@@ -74,21 +77,20 @@ func (b *Backend) prelaunch(id string) (*prelaunched, error) {
 		extra[i] = null
 	}
 	extra[launchSlots] = theirs // planSocketFD
-	cmd := exec.Command("/proc/self/exe", prelaunchCommand, filepath.Join(rootAlias, "sandboxes", id)+"/")
+	cmd := exec.Command("/proc/self/exe", prelaunchCommand)
 	cmd.Dir = "/"
 	cmd.Env = bwrapEnv
 	cmd.ExtraFiles = extra
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
 	// its own session: the sandbox outlives a controller that is killed,
-	// and the next one adopts it; its own mount namespace for the alias
-	// (see command), made private by Go before the launcher runs
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Unshareflags: syscall.CLONE_NEWNS}
+	// and the next one adopts it
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := startInOwnKeyring(cmd, nil); err != nil {
 		mine.Close()
 		return nil, fmt.Errorf("start bwrap: %w", err)
 	}
 	st, _ := startTime(cmd.Process.Pid)
-	sb := &sandbox{id: id, ctl: b.ctlDir(id), pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{})}
+	sb := &sandbox{pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{})}
 	go func() {
 		cmd.Wait()
 		sb.reason = exitReason(cmd.ProcessState)
@@ -108,14 +110,47 @@ type pendingLaunch struct {
 // forked tells a test that a launcher was forked (or failed to be).
 var forked = func() {}
 
-func (b *Backend) prelaunchAsync(id string) *pendingLaunch {
+// prelaunchAsync forks a launcher. A spare (idle) one starts in the
+// host's idle time: it takes some milliseconds of processor, which would
+// otherwise be taken from whatever runs next (see idleFork).
+func (b *Backend) prelaunchAsync(idle bool) *pendingLaunch {
 	pl := &pendingLaunch{done: make(chan struct{})}
 	go func() {
-		pl.p, pl.err = b.prelaunch(id)
+		if idle {
+			idleFork()
+		}
+		pl.p, pl.err = b.prelaunch()
 		forked() // before done: every Start waits for done
 		close(pl.done)
 	}()
 	return pl
+}
+
+// launcher is the spare launcher, or a new one when there is none (the
+// first start, or two at once).
+func (b *Backend) launcher() *pendingLaunch {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if pl := b.spare; pl != nil {
+		b.spare = nil
+		go func() {
+			if p, _ := pl.wait(); p != nil {
+				schedNormal(p.cmd.Process.Pid)
+			}
+		}()
+		return pl
+	}
+	pl := b.prelaunchAsync(false)
+	return pl
+}
+
+// keepSpare forks the next spare launcher, unless one is there.
+func (b *Backend) keepSpare() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.spare == nil {
+		b.spare = b.prelaunchAsync(true)
+	}
 }
 
 // wait returns the launcher once it runs.
@@ -141,6 +176,16 @@ func (p *prelaunched) abort() {
 	p.plan.Close()
 	p.cmd.Process.Kill()
 	<-p.sb.exited
+}
+
+// ended reports whether the launcher has ended.
+func (p *prelaunched) ended() bool {
+	select {
+	case <-p.sb.exited:
+		return true
+	default:
+		return false
+	}
 }
 
 // send lets the launcher through with its plan, bwrap's command line and
@@ -172,6 +217,7 @@ func (p *prelaunched) send(args []string, files []*os.File, log *os.File) error 
 // prelaunchMain runs "BINARY prelaunchCommand MARK": it waits for its
 // plan, puts its descriptors in place, then does what launchMain does.
 func prelaunchMain() int {
+	schedNormal(os.Getpid()) // its start is over (see idleFork)
 	msg, err := receivePlan()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sandboxdesk: start sandbox:", err)
@@ -180,6 +226,10 @@ func prelaunchMain() int {
 	var p launchPlan
 	if err := json.Unmarshal(msg.Plan, &p); err != nil || len(msg.Bwrap) == 0 {
 		fmt.Fprintln(os.Stderr, "sandboxdesk: start sandbox: a plan that does not read:", err)
+		return 125
+	}
+	if err := ownMountNamespace(); err != nil {
+		fmt.Fprintln(os.Stderr, "sandboxdesk: start sandbox:", err)
 		return 125
 	}
 	if err := p.run(msg.Bwrap); err != nil {
@@ -261,4 +311,41 @@ func receivePlan() (planMessage, error) {
 		}
 	}
 	return msg, nil
+}
+
+// ownMountNamespace puts the calling thread, the one that mounts the
+// alias and then executes bwrap, in a mount namespace of its own, a copy
+// of the host's as it is now, in which nothing propagates back; what Go
+// does for a child started with CLONE_NEWNS. The thread stays locked: the
+// other threads of the runtime stay in the host's namespace, and end at
+// the exec.
+func ownMountNamespace() error {
+	runtime.LockOSThread()
+	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+		return fmt.Errorf("a mount namespace of its own: %w", err)
+	}
+	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("a mount namespace of its own: %w", err)
+	}
+	return nil
+}
+
+// idleFork makes the calling goroutine's thread, which is then thrown
+// away, run at the SCHED_IDLE policy: a process it forks inherits it, and
+// with it every thread its runtime starts. A launcher made so ahead of
+// need starts only when a processor would otherwise idle; one that is
+// needed before that is given the normal policy back (schedNormal).
+func idleFork() {
+	runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+	unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_IDLE}, 0)
+}
+
+// schedNormal gives every thread of process pid the normal policy back.
+func schedNormal(pid int) {
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		if tid, err := strconv.Atoi(t.Name()); err == nil {
+			unix.SchedSetAttr(tid, &unix.SchedAttr{Policy: unix.SCHED_NORMAL}, 0)
+		}
+	}
 }

@@ -65,7 +65,7 @@ func TestPrelaunchGate(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer log.Close()
-			p, err := b.prelaunch("sb-prelaunch")
+			p, err := b.prelaunch()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,4 +142,138 @@ func launchersOf(pid int, id string) []int {
 		}
 	}
 	return kids
+}
+
+// TestSpareLauncher: a root start leaves a launcher ready, and the next
+// start runs in it; one that was killed meanwhile is replaced, and the
+// start goes on.
+func TestSpareLauncher(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a launcher runs for a root controller")
+	}
+	r := newRig(t)
+	spare := func() *prelaunched {
+		t.Helper()
+		r.b.mu.Lock()
+		pl := r.b.spare
+		r.b.mu.Unlock()
+		if pl == nil {
+			t.Fatal("no launcher is kept ready after a start")
+		}
+		p, err := pl.wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	start := func(name string) *sandbox {
+		t.Helper()
+		s := r.spec(name)
+		s.Network = backends.NetworkOff
+		r.start(s, 256)
+		sb, ok := r.b.get(s.ID)
+		if !ok {
+			t.Fatalf("%s does not run", name)
+		}
+		return sb
+	}
+	start("first")
+	ready := spare()
+	if sb := start("second"); sb.pid != ready.sb.pid {
+		t.Errorf("the second start ran in pid %d, not in the launcher kept ready, %d", sb.pid.Pid, ready.sb.pid.Pid)
+	}
+	killed := spare()
+	killed.cmd.Process.Kill()
+	<-killed.sb.exited
+	if sb := start("third"); sb.pid == killed.sb.pid {
+		t.Errorf("the third start took the killed launcher, pid %d", sb.pid.Pid)
+	}
+}
+
+// TestLauncherMountsAtItsPlan: a launcher makes its mount namespace when
+// its plan comes, not when it was forked: one kept ready for minutes still
+// sees what the host mounted meanwhile (a disk the workspace is on).
+func TestLauncherMountsAtItsPlan(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a launcher runs for a root controller")
+	}
+	dir := t.TempDir()
+	b, err := New(Config{Root: filepath.Join(dir, "root"), Agent: os.Args[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.prelaunch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.abort()
+	disk, err := os.MkdirTemp("", "sandboxdesk-disk-") // nobody passes through it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(disk)
+	if err := os.Chmod(disk, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount("disk", disk, "tmpfs", 0, "mode=0755"); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Unmount(disk, unix.MNT_DETACH)
+	if err := os.WriteFile(filepath.Join(disk, "file"), []byte("on the disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.Create(filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	plan, _ := json.Marshal(launchPlan{UID: 65534, GID: 65534})
+	if err := p.send([]string{"/proc/self/exe", launchCommand, string(plan), "/bin/cat", filepath.Join(disk, "file")}, nil, log); err != nil {
+		t.Fatal(err)
+	}
+	<-p.sb.exited
+	if got, _ := os.ReadFile(log.Name()); string(got) != "on the disk\n" {
+		t.Errorf("the launcher saw %q, not the disk mounted after its fork", got)
+	}
+}
+
+// TestWaitingLauncherIsWaitedFor: a pid file names the launcher a moment
+// before it becomes bwrap; read in that moment (a controller that ended
+// there, and the next one adopting), it is the sandbox, not a stranger
+// whose record is dropped while the sandbox starts beside it.
+func TestWaitingLauncherIsWaitedFor(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a launcher runs for a root controller")
+	}
+	dir := t.TempDir()
+	b, err := New(Config{Root: filepath.Join(dir, "root"), Agent: os.Args[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.prelaunch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		unix.Kill(-p.cmd.Process.Pid, unix.SIGKILL) // its session: the shell and its sleep
+		<-p.sb.exited
+	}()
+	log, err := os.Create(filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	plan, _ := json.Marshal(launchPlan{UID: 65534, GID: 65534})
+	args := []string{"/proc/self/exe", launchCommand, string(plan), "/bin/sh", "-c", "sleep 60; :", "/x/sandboxes/sb-waited/"}
+	sent := make(chan error, 1)
+	go func() {
+		time.Sleep(100 * time.Millisecond) // after the look has begun; not a timing
+		sent <- p.send(args, nil, log)
+	}()
+	if !p.sb.pid.alive("sb-waited") {
+		t.Error("a launcher about to become the sandbox was taken for another process")
+	}
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
 }

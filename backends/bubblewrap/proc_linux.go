@@ -48,6 +48,13 @@ func (p pidFile) alive(id string) bool {
 	return ok && bytes.Contains(cmdline, []byte("/sandboxes/"+id+"/"))
 }
 
+// waitingLauncher reports whether cmdline is that of a launcher waiting
+// for its plan.
+func waitingLauncher(cmdline []byte) bool {
+	args := bytes.Split(cmdline, []byte{0})
+	return len(args) > 1 && string(args[1]) == prelaunchCommand
+}
+
 // execWait bounds how long readCmdline waits for an exec to finish (a
 // variable for a test).
 var execWait = 5 * time.Second
@@ -64,6 +71,11 @@ var execWait = 5 * time.Second
 // on their way out, which have let go of their memory and with it their
 // command line, are not waited for: the NAT helper of a sandbox being
 // stopped may take many milliseconds to end.
+//
+// So is the command line of a launcher kept ready (see prelaunch), which
+// names no sandbox: a pid file names it from just before its plan is sent
+// until it becomes bwrap, a moment later, or, when its controller ended
+// in between, until it ends too, at once.
 func readCmdline(pid int, since uint64) ([]byte, bool) {
 	deadline := time.Now().Add(execWait)
 	for delay := 100 * time.Microsecond; ; delay = min(delay*2, 10*time.Millisecond) {
@@ -71,7 +83,7 @@ func readCmdline(pid int, since uint64) ([]byte, bool) {
 		if err != nil {
 			return nil, false
 		}
-		if len(b) > 0 || noCommandLine(pid) || time.Now().After(deadline) {
+		if (len(b) > 0 && !waitingLauncher(b)) || noCommandLine(pid) || time.Now().After(deadline) {
 			return b, true
 		}
 		time.Sleep(delay)

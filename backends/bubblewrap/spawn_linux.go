@@ -155,10 +155,7 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 	defer logf.Close()
 	var sb *sandbox
 	if pre != nil {
-		var p *prelaunched
-		if p, err = pre.wait(); err == nil {
-			sb, err = b.sendPlan(p, b.command(l, img, run), inherited, logf)
-		}
+		sb, err = b.sendPlan(id, pre, b.command(l, img, run), inherited, logf)
 	} else {
 		sb, err = b.start(id, b.command(l, img, run), run != nil, inherited, logf)
 	}
@@ -185,18 +182,28 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 	return sb, nil
 }
 
-// sendPlan writes the pid file of the prelaunched launcher, then lets it
-// through with its plan.
-func (b *Backend) sendPlan(pre *prelaunched, args []string, inherited []*os.File, logf *os.File) (*sandbox, error) {
-	if err := writePidFile(pre.sb.ctl, pre.sb.pid); err != nil {
-		pre.abort() // it ends at the gate
+// sendPlan makes the launcher sandbox id's: it writes its pid file, then
+// lets it through with its plan. A spare that has ended meanwhile (killed
+// by someone) is replaced by a new launcher, once.
+func (b *Backend) sendPlan(id string, pl *pendingLaunch, args []string, inherited []*os.File, logf *os.File) (*sandbox, error) {
+	p, err := pl.wait()
+	if err == nil && p.ended() {
+		p.abort()
+		p, err = b.prelaunch()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
-	if err := pre.send(args, inherited, logf); err != nil {
-		pre.abort()
+	p.sb.id, p.sb.ctl = id, b.ctlDir(id)
+	if err := writePidFile(p.sb.ctl, p.sb.pid); err != nil {
+		p.abort() // it ends at the gate
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
-	return pre.sb, nil
+	if err := p.send(args, inherited, logf); err != nil {
+		p.abort()
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	return p.sb, nil
 }
 
 // start starts args behind the start gate, writes its pid file, then
