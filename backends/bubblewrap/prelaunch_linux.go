@@ -110,16 +110,19 @@ type pendingLaunch struct {
 // forked tells a test that a launcher was forked (or failed to be).
 var forked = func() {}
 
-// prelaunchAsync forks a launcher. A spare (idle) one starts in the
-// host's idle time: it takes some milliseconds of processor, which would
-// otherwise be taken from whatever runs next (see idleFork).
+// prelaunchAsync forks a launcher. A spare (idle) one is then given the
+// SCHED_IDLE policy: its start takes some milliseconds of processor,
+// which it should take only from a processor that would idle, not from
+// whatever runs next. (The fork and exec themselves run at the normal
+// policy: Go holds syscall.ForkLock until the child has executed, and an
+// idle child would hold up every other start behind it on a busy host.)
 func (b *Backend) prelaunchAsync(idle bool) *pendingLaunch {
 	pl := &pendingLaunch{done: make(chan struct{})}
 	go func() {
-		if idle {
-			idleFork()
-		}
 		pl.p, pl.err = b.prelaunch()
+		if idle && pl.err == nil {
+			setSched(pl.p.cmd.Process.Pid, unix.SCHED_IDLE)
+		}
 		forked() // before done: every Start waits for done
 		close(pl.done)
 	}()
@@ -133,11 +136,6 @@ func (b *Backend) launcher() *pendingLaunch {
 	defer b.mu.Unlock()
 	if pl := b.spare; pl != nil {
 		b.spare = nil
-		go func() {
-			if p, _ := pl.wait(); p != nil {
-				schedNormal(p.cmd.Process.Pid)
-			}
-		}()
 		return pl
 	}
 	pl := b.prelaunchAsync(false)
@@ -217,7 +215,7 @@ func (p *prelaunched) send(args []string, files []*os.File, log *os.File) error 
 // prelaunchMain runs "BINARY prelaunchCommand MARK": it waits for its
 // plan, puts its descriptors in place, then does what launchMain does.
 func prelaunchMain() int {
-	schedNormal(os.Getpid()) // its start is over (see idleFork)
+	setSched(os.Getpid(), unix.SCHED_NORMAL) // its start is over (see prelaunchAsync)
 	msg, err := receivePlan()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sandboxdesk: start sandbox:", err)
@@ -330,22 +328,13 @@ func ownMountNamespace() error {
 	return nil
 }
 
-// idleFork makes the calling goroutine's thread, which is then thrown
-// away, run at the SCHED_IDLE policy: a process it forks inherits it, and
-// with it every thread its runtime starts. A launcher made so ahead of
-// need starts only when a processor would otherwise idle; one that is
-// needed before that is given the normal policy back (schedNormal).
-func idleFork() {
-	runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-	unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_IDLE}, 0)
-}
-
-// schedNormal gives every thread of process pid the normal policy back.
-func schedNormal(pid int) {
+// setSched gives every thread of process pid the scheduling policy; the
+// threads it starts later inherit it from theirs.
+func setSched(pid int, policy uint32) {
 	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	for _, t := range tasks {
 		if tid, err := strconv.Atoi(t.Name()); err == nil {
-			unix.SchedSetAttr(tid, &unix.SchedAttr{Policy: unix.SCHED_NORMAL}, 0)
+			unix.SchedSetAttr(tid, &unix.SchedAttr{Policy: policy}, 0)
 		}
 	}
 }

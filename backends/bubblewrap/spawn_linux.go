@@ -194,6 +194,8 @@ func (b *Backend) sendPlan(id string, pl *pendingLaunch, args []string, inherite
 	if err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
+	// a spare may still start at the idle policy: this start waits on it
+	setSched(p.sb.pid.Pid, unix.SCHED_NORMAL)
 	p.sb.id, p.sb.ctl = id, b.ctlDir(id)
 	if err := writePidFile(p.sb.ctl, p.sb.pid); err != nil {
 		p.abort() // it ends at the gate
