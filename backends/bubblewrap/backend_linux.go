@@ -73,6 +73,8 @@ type Backend struct {
 	// spare is the launcher kept ready for the next root start (see
 	// prelaunch)
 	spare *pendingLaunch
+	// launched, when set, hears of each launcher forked (a test's)
+	launched func(pid int)
 }
 
 // sandbox is one running sandbox.

@@ -107,9 +107,6 @@ type pendingLaunch struct {
 	err  error
 }
 
-// forked tells a test that a launcher was forked (or failed to be).
-var forked = func() {}
-
 // prelaunchAsync forks a launcher. A spare (idle) one is then given the
 // SCHED_IDLE policy: its start takes some milliseconds of processor,
 // which it should take only from a processor that would idle, not from
@@ -123,7 +120,11 @@ func (b *Backend) prelaunchAsync(idle bool) *pendingLaunch {
 		if idle && pl.err == nil {
 			setSched(pl.p.cmd.Process.Pid, unix.SCHED_IDLE)
 		}
-		forked() // before done: every Start waits for done
+		b.mu.Lock()
+		if b.launched != nil && pl.p != nil {
+			b.launched(pl.p.sb.pid.Pid)
+		}
+		b.mu.Unlock()
 		close(pl.done)
 	}()
 	return pl

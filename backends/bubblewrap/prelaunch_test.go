@@ -3,11 +3,10 @@
 package bubblewrap
 
 import (
-	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -108,40 +107,23 @@ func TestFailedStartEndsLauncher(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.StateDir = filepath.Join(file, s.ID)
-	done := make(chan struct{})
-	forked = func() { close(done) }
-	t.Cleanup(func() { forked = func() {} })
+	var pids []int
+	r.b.mu.Lock()
+	r.b.launched = func(pid int) { pids = append(pids, pid) }
+	r.b.mu.Unlock()
 	if _, err := r.b.Start(t.Context(), s); err == nil || !strings.Contains(err.Error(), "prepare") {
 		t.Fatalf("a start into a file: %v, want a failure to prepare", err)
 	}
-	<-done // a launcher left behind is there by now
-	if left := launchersOf(os.Getpid(), s.ID); len(left) > 0 {
-		t.Errorf("the failed start left %s", describe(left))
+	r.b.mu.Lock()
+	defer r.b.mu.Unlock()
+	if len(pids) != 1 {
+		t.Fatalf("the start forked %d launchers, want 1", len(pids))
 	}
-}
-
-// launchersOf lists pid's child processes that name sandbox id, and its
-// zombies (which name nothing).
-func launchersOf(pid int, id string) []int {
-	var kids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		i := bytes.LastIndexByte(stat, ')')
-		if err != nil || i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) < 2 || f[1] != strconv.Itoa(pid) {
-			continue
-		}
-		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if f[0] == "Z" || bytes.Contains(cmd, []byte("/sandboxes/"+id+"/")) {
-			kid, _ := strconv.Atoi(e.Name())
-			kids = append(kids, kid)
-		}
+	// gone, and reaped: no zombie either
+	if err := unix.Kill(pids[0], 0); err == nil {
+		stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pids[0]))
+		t.Errorf("the failed start left its launcher: %s", stat)
 	}
-	return kids
 }
 
 // TestSpareLauncher: a root start leaves a launcher ready, and the next
