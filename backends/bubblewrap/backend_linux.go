@@ -70,6 +70,11 @@ type Backend struct {
 	aheadDoing sync.WaitGroup
 	// tapsClosing counts the tap devices being let go of (releaseTap)
 	tapsClosing sync.WaitGroup
+	// spare is the launcher kept ready for the next root start (see
+	// prelaunch)
+	spare *pendingLaunch
+	// launched, when set, hears of each launcher forked (a test's)
+	launched func(pid int)
 }
 
 // sandbox is one running sandbox.
@@ -226,6 +231,14 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 	// way out before the spawn removes it.
 	made := b.makeCgroupAsync(spec)
 	drop := func() { (<-made).cg.remove() }
+	// as root, the launcher is the spare one, or starts now, while the
+	// rest is made (see prelaunch); any way out before it has its plan
+	// ends it
+	var pre *pendingLaunch
+	if b.asRoot {
+		pre = b.launcher()
+		defer pre.abort()
+	}
 	img, err := scanImage(imageRoot, host)
 	if err != nil {
 		drop()
@@ -260,7 +273,7 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 		CgroupJoin: cg.joinFiles(), NestedUserns: spec.NestedUserns,
 		Trust: planTrust(os.Getenv, os.Stat, filepath.EvalSymlinks, host, b.asRoot),
 	}
-	sb, err := b.spawn(ctx, spec.ID, l, img, run)
+	sb, err := b.spawn(ctx, spec.ID, l, img, run, pre)
 	if err != nil {
 		cg.remove()
 		return backends.Started{}, err
@@ -277,6 +290,9 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 	b.running[spec.ID] = sb
 	b.mu.Unlock()
 	go b.watch(sb)
+	if b.asRoot {
+		b.keepSpare()
+	}
 	// the disk is not limited: home and /tmp live in the sandbox's folder
 	// on the root's file system, which has no per-folder quota we can set
 	return backends.Started{MemoryLimitMiB: lim.memoryMiB, PidsLimit: lim.pids}, nil

@@ -43,6 +43,8 @@ func init() {
 	switch os.Args[1] {
 	case launchCommand:
 		os.Exit(launchMain(os.Args[2:]))
+	case prelaunchCommand:
+		os.Exit(prelaunchMain())
 	case holdCommand:
 		io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)

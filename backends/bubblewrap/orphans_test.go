@@ -264,7 +264,7 @@ func rootProcesses(root string) map[string][]int {
 			continue
 		}
 		// never misses a sandbox's process in the middle of an exec
-		cmd, _ := readCmdline(pid, st)
+		cmd, _ := readCmdline(pid, st, false)
 		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
 		i := bytes.LastIndexByte(stat, ')')
 		if i < 0 {

@@ -44,8 +44,15 @@ func (p pidFile) alive(id string) bool {
 	if !ok || st != p.StartTime {
 		return false
 	}
-	cmdline, ok := readCmdline(p.Pid, p.StartTime)
+	cmdline, ok := readCmdline(p.Pid, p.StartTime, true)
 	return ok && bytes.Contains(cmdline, []byte("/sandboxes/"+id+"/"))
+}
+
+// waitingLauncher reports whether cmdline is that of a launcher waiting
+// for its plan.
+func waitingLauncher(cmdline []byte) bool {
+	args := bytes.Split(cmdline, []byte{0})
+	return len(args) > 1 && string(args[1]) == prelaunchCommand
 }
 
 // execWait bounds how long readCmdline waits for an exec to finish (a
@@ -64,14 +71,21 @@ var execWait = 5 * time.Second
 // on their way out, which have let go of their memory and with it their
 // command line, are not waited for: the NAT helper of a sandbox being
 // stopped may take many milliseconds to end.
-func readCmdline(pid int, since uint64) ([]byte, bool) {
+//
+// With launching set, so is the command line of a launcher kept ready
+// (see prelaunch), which names no sandbox: a pid file names it from just
+// before its plan is sent until it becomes bwrap, a moment later, or,
+// when its controller ended in between, until it ends too, at once. Only
+// the process of a pid file is read so: a launcher waits for its plan as
+// long as its controller runs.
+func readCmdline(pid int, since uint64, launching bool) ([]byte, bool) {
 	deadline := time.Now().Add(execWait)
 	for delay := 100 * time.Microsecond; ; delay = min(delay*2, 10*time.Millisecond) {
 		b, err := readProc(fmt.Sprintf("/proc/%d/cmdline", pid))
 		if err != nil {
 			return nil, false
 		}
-		if len(b) > 0 || noCommandLine(pid) || time.Now().After(deadline) {
+		if (len(b) > 0 && !(launching && waitingLauncher(b))) || noCommandLine(pid) || time.Now().After(deadline) {
 			return b, true
 		}
 		time.Sleep(delay)
@@ -189,7 +203,7 @@ func sweep(id string, since uint64) {
 // with it the end of every other sandbox.
 func sweepCmdline(pid int, st, since uint64) ([]byte, bool) {
 	if st == since {
-		return readCmdline(pid, st)
+		return readCmdline(pid, st, true)
 	}
 	b, err := readProc(fmt.Sprintf("/proc/%d/cmdline", pid))
 	return b, err == nil

@@ -62,7 +62,9 @@ type sandboxRun struct {
 // command is the full command line that starts a sandbox: bwrap, behind
 // the start gate and the cgroup join, and as root (run set) behind the
 // launcher, which waits at the same gate, mounts the sandbox's folders at
-// the alias and becomes its host user.
+// the alias and becomes its host user. A root controller's sandbox does
+// not run it as it is: its launcher, forked ahead (see prelaunch), is
+// sent the plan and bwrap's part of it. The raw benchmark runs it whole.
 func (b *Backend) command(l layout, img imageLayout, run *sandboxRun) []string {
 	if run == nil {
 		args := append([]string{b.bwrap}, bwrapArgs(l, img)...)
@@ -100,8 +102,9 @@ func within(dir, path string) bool {
 // spawn starts the sandbox's bwrap on a fresh agent socket. The child
 // waits at the start gate until its pid file is written, so no sandbox
 // ever runs that a later controller could not find. For network "on" it
-// returns once the sandbox's NAT is up.
-func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayout, run *sandboxRun) (*sandbox, error) {
+// returns once the sandbox's NAT is up. As root, the child is pre, the
+// launcher forked at the top of Start, and its plan is the gate.
+func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayout, run *sandboxRun, pre *pendingLaunch) (*sandbox, error) {
 	ctl := b.ctlDir(id)
 	sock, err := listenAgent(ctl)
 	if err != nil {
@@ -150,12 +153,71 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
 	defer logf.Close()
+	var sb *sandbox
+	if pre != nil {
+		sb, err = b.sendPlan(id, pre, b.command(l, img, run), inherited, logf)
+	} else {
+		sb, err = b.start(id, b.command(l, img, run), run != nil, inherited, logf)
+	}
+	signal.Close()
+	if nat != nil {
+		nat.closeBwrapEnds()
+	}
+	if err != nil {
+		return nil, err
+	}
+	sb.ready = ready
+	if nat != nil {
+		if err := b.startNAT(ctx, sb, nat, run); err != nil {
+			b.kill(sb)
+			sweep(id, sb.pid.StartTime)
+			if said := bwrapSaid(ctl); said != "" {
+				err = fmt.Errorf("%w (bwrap: %s)", err, said)
+			}
+			clearCtl(ctl)
+			return nil, err
+		}
+	}
+	handed = true
+	return sb, nil
+}
+
+// sendPlan makes the launcher sandbox id's: it writes its pid file, then
+// lets it through with its plan. A spare that has ended meanwhile (killed
+// by someone) is replaced by a new launcher, once.
+func (b *Backend) sendPlan(id string, pl *pendingLaunch, args []string, inherited []*os.File, logf *os.File) (*sandbox, error) {
+	p, err := pl.wait()
+	if err == nil && p.ended() {
+		p.abort()
+		p, err = b.prelaunch()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	// a spare may still start at the idle policy: this start waits on it
+	setSched(p.sb.pid.Pid, unix.SCHED_NORMAL)
+	p.sb.id, p.sb.ctl = id, b.ctlDir(id)
+	if err := writePidFile(p.sb.ctl, p.sb.pid); err != nil {
+		p.abort() // it ends at the gate
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	if err := p.send(args, inherited, logf); err != nil {
+		p.abort()
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
+	return p.sb, nil
+}
+
+// start starts args behind the start gate, writes its pid file, then
+// lets it through. ownMounts: in a mount namespace of its own, for the
+// launcher's alias (see command).
+func (b *Backend) start(id string, args []string, ownMounts bool, inherited []*os.File, logf *os.File) (*sandbox, error) {
+	ctl := b.ctlDir(id)
 	gate, release, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
 	defer release.Close()
-	args := b.command(l, img, run)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = "/"
 	cmd.Env = bwrapEnv
@@ -164,22 +226,17 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 	// its own session: the sandbox outlives a controller that is killed,
 	// and the next one adopts it
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if run != nil {
-		// a mount namespace of its own for the alias (see command); Go
-		// makes its mounts private before the launcher runs
+	if ownMounts {
+		// Go makes its mounts private before the launcher runs
 		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
 	}
 	err = startInOwnKeyring(cmd, nil)
 	gate.Close()
-	signal.Close()
-	if nat != nil {
-		nat.closeBwrapEnds()
-	}
 	if err != nil {
 		return nil, fmt.Errorf("start bwrap: %w", err)
 	}
 	st, _ := startTime(cmd.Process.Pid)
-	sb := &sandbox{id: id, ctl: ctl, pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{}), ready: ready}
+	sb := &sandbox{id: id, ctl: ctl, pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{})}
 	go func() {
 		cmd.Wait()
 		sb.reason = exitReason(cmd.ProcessState)
@@ -194,18 +251,6 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 		<-sb.exited
 		return nil, fmt.Errorf("start sandbox: the child ended before it was let through: %w", err)
 	}
-	if nat != nil {
-		if err := b.startNAT(ctx, sb, nat, run); err != nil {
-			b.kill(sb)
-			sweep(id, sb.pid.StartTime)
-			if said := bwrapSaid(ctl); said != "" {
-				err = fmt.Errorf("%w (bwrap: %s)", err, said)
-			}
-			clearCtl(ctl)
-			return nil, err
-		}
-	}
-	handed = true
 	return sb, nil
 }
 

@@ -1,0 +1,261 @@
+//go:build linux
+
+package bubblewrap
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"sandboxdesk/backends"
+)
+
+// TestPrelaunchGate: a launcher forked ahead of its plan starts nothing
+// unless the controller sends it a whole plan. A controller that ends or
+// gives up first closes its side, and the launcher ends; a plan that
+// does not bring the descriptors it names is refused. A whole plan runs
+// its command with those descriptors at 3 onwards, the log as stdout and
+// stderr, and nothing else.
+func TestPrelaunchGate(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a launcher runs for a root controller")
+	}
+	dir := t.TempDir()
+	b, err := New(Config{Root: filepath.Join(dir, "root"), Agent: os.Args[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*os.File
+	for _, name := range []string{"a", "b"} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		files = append(files, f)
+	}
+	// as the launcher's user (nobody), the script can only tell through
+	// its stdout, the log
+	script := `echo ran; readlink /proc/$$/fd/3 /proc/$$/fd/4; ls /proc/$$/fd | tr '\n' ' '`
+	plan, _ := json.Marshal(launchPlan{UID: 65534, GID: 65534})
+	args := []string{"/proc/self/exe", launchCommand, string(plan), "/bin/sh", "-c", script}
+	for _, c := range []struct {
+		name string
+		send func(*prelaunched, *os.File) error
+		want string // the log; "" when nothing ran
+	}{
+		{"the controller's side closes", func(p *prelaunched, _ *os.File) error { return p.plan.Close() }, ""},
+		{"descriptors missing", func(p *prelaunched, log *os.File) error {
+			msg, _ := json.Marshal(planMessage{Plan: plan, Bwrap: args[3:], Files: 2})
+			return unix.Sendmsg(int(p.plan.Fd()), msg, unix.UnixRights(int(log.Fd())), nil, 0)
+		}, ""},
+		{"a whole plan", func(p *prelaunched, log *os.File) error { return p.send(args, files, log) },
+			"ran\n" + files[0].Name() + "\n" + files[1].Name() + "\n0 1 2 3 4 "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			log, err := os.Create(filepath.Join(dir, "log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer log.Close()
+			p, err := b.prelaunch()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.abort()
+			if err := c.send(p, log); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-p.sb.exited:
+			case <-time.After(time.Minute): // a deadline, not a timing
+				t.Fatal("the launcher did not end")
+			}
+			got, _ := os.ReadFile(log.Name())
+			if c.want == "" {
+				if p.sb.reason != "the sandbox's first process exited with status 125" || len(got) > 0 {
+					t.Errorf("the launcher ended with %q and wrote %q, want status 125 and nothing", p.sb.reason, got)
+				}
+				return
+			}
+			if string(got) != c.want {
+				t.Errorf("the command wrote %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestFailedStartEndsLauncher: a root start that fails after its
+// launcher was forked, before the plan was sent, leaves neither the
+// launcher nor its zombie.
+func TestFailedStartEndsLauncher(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a launcher runs for a root controller")
+	}
+	r := newRig(t)
+	s := r.spec("fails")
+	s.Network = backends.NetworkOff
+	// the sandbox's folder inside a file: its preparation fails
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.StateDir = filepath.Join(file, s.ID)
+	var pids []int
+	r.b.mu.Lock()
+	r.b.launched = func(pid int) { pids = append(pids, pid) }
+	r.b.mu.Unlock()
+	if _, err := r.b.Start(t.Context(), s); err == nil || !strings.Contains(err.Error(), "prepare") {
+		t.Fatalf("a start into a file: %v, want a failure to prepare", err)
+	}
+	r.b.mu.Lock()
+	defer r.b.mu.Unlock()
+	if len(pids) != 1 {
+		t.Fatalf("the start forked %d launchers, want 1", len(pids))
+	}
+	// gone, and reaped: no zombie either
+	if err := unix.Kill(pids[0], 0); err == nil {
+		stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pids[0]))
+		t.Errorf("the failed start left its launcher: %s", stat)
+	}
+}
+
+// TestSpareLauncher: a root start leaves a launcher ready, and the next
+// start runs in it; one that was killed meanwhile is replaced, and the
+// start goes on.
+func TestSpareLauncher(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a launcher runs for a root controller")
+	}
+	r := newRig(t)
+	spare := func() *prelaunched {
+		t.Helper()
+		r.b.mu.Lock()
+		pl := r.b.spare
+		r.b.mu.Unlock()
+		if pl == nil {
+			t.Fatal("no launcher is kept ready after a start")
+		}
+		p, err := pl.wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	start := func(name string) *sandbox {
+		t.Helper()
+		s := r.spec(name)
+		s.Network = backends.NetworkOff
+		r.start(s, 256)
+		sb, ok := r.b.get(s.ID)
+		if !ok {
+			t.Fatalf("%s does not run", name)
+		}
+		return sb
+	}
+	start("first")
+	ready := spare()
+	if sb := start("second"); sb.pid != ready.sb.pid {
+		t.Errorf("the second start ran in pid %d, not in the launcher kept ready, %d", sb.pid.Pid, ready.sb.pid.Pid)
+	}
+	killed := spare()
+	killed.cmd.Process.Kill()
+	<-killed.sb.exited
+	if sb := start("third"); sb.pid == killed.sb.pid {
+		t.Errorf("the third start took the killed launcher, pid %d", sb.pid.Pid)
+	}
+}
+
+// TestLauncherMountsAtItsPlan: a launcher makes its mount namespace when
+// its plan comes, not when it was forked: one kept ready for minutes still
+// sees what the host mounted meanwhile (a disk the workspace is on).
+func TestLauncherMountsAtItsPlan(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a launcher runs for a root controller")
+	}
+	dir := t.TempDir()
+	b, err := New(Config{Root: filepath.Join(dir, "root"), Agent: os.Args[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.prelaunch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.abort()
+	disk, err := os.MkdirTemp("", "sandboxdesk-disk-") // nobody passes through it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(disk)
+	if err := os.Chmod(disk, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount("disk", disk, "tmpfs", 0, "mode=0755"); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Unmount(disk, unix.MNT_DETACH)
+	if err := os.WriteFile(filepath.Join(disk, "file"), []byte("on the disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.Create(filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	plan, _ := json.Marshal(launchPlan{UID: 65534, GID: 65534})
+	if err := p.send([]string{"/proc/self/exe", launchCommand, string(plan), "/bin/cat", filepath.Join(disk, "file")}, nil, log); err != nil {
+		t.Fatal(err)
+	}
+	<-p.sb.exited
+	if got, _ := os.ReadFile(log.Name()); string(got) != "on the disk\n" {
+		t.Errorf("the launcher saw %q, not the disk mounted after its fork", got)
+	}
+}
+
+// TestWaitingLauncherIsWaitedFor: a pid file names the launcher a moment
+// before it becomes bwrap; read in that moment (a controller that ended
+// there, and the next one adopting), it is the sandbox, not a stranger
+// whose record is dropped while the sandbox starts beside it.
+func TestWaitingLauncherIsWaitedFor(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a launcher runs for a root controller")
+	}
+	dir := t.TempDir()
+	b, err := New(Config{Root: filepath.Join(dir, "root"), Agent: os.Args[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.prelaunch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		unix.Kill(-p.cmd.Process.Pid, unix.SIGKILL) // its session: the shell and its sleep
+		<-p.sb.exited
+	}()
+	log, err := os.Create(filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	plan, _ := json.Marshal(launchPlan{UID: 65534, GID: 65534})
+	args := []string{"/proc/self/exe", launchCommand, string(plan), "/bin/sh", "-c", "sleep 60; :", "/x/sandboxes/sb-waited/"}
+	sent := make(chan error, 1)
+	go func() {
+		time.Sleep(100 * time.Millisecond) // after the look has begun; not a timing
+		sent <- p.send(args, nil, log)
+	}()
+	if !p.sb.pid.alive("sb-waited") {
+		t.Error("a launcher about to become the sandbox was taken for another process")
+	}
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+}
