@@ -403,13 +403,19 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 	}
 	b.checkOOM(ctx, id, sb)
 	signalNAT(sb) // it ends while the sandbox and the rest are cleared away
-	if !b.end(sb) {
+	// the control files go while the kernel ends the sandbox: once every
+	// process of it has its kill, nothing of it runs again, and nothing is
+	// left for a successor to find by its pid file (see end)
+	gone, cleared := b.end(sb, func() { clearCtl(sb.ctl) })
+	if !gone {
 		sweep(id, sb.pid.StartTime)
 	}
 	if sb.cg != nil {
 		sb.cg.remove()
 	}
-	clearCtl(sb.ctl)
+	if !cleared {
+		clearCtl(sb.ctl)
+	}
 	awaitNAT(sb)
 	b.releaseTap(sb)
 	b.mu.Lock()
@@ -420,7 +426,7 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 
 // kill ends the sandbox and its NAT helper.
 func (b *Backend) kill(sb *sandbox) {
-	b.end(sb)
+	b.end(sb, nil)
 	killNAT(sb)
 	b.releaseTap(sb)
 }
@@ -434,9 +440,17 @@ func (b *Backend) kill(sb *sandbox) {
 // nothing for a sweep to find; it cannot see that of an init that was
 // no longer the monitor's child (the monitor killed by another first),
 // nor where the kernel has no pidfds (before 5.3).
-func (b *Backend) end(sb *sandbox) (gone bool) {
+//
+// meanwhile, when not nil, runs while the kernel ends the processes (a
+// process's end, its namespaces' tear-down, takes a while), but only
+// once every one of them has been sent its kill and can be watched to
+// its end: what it clears away, a successor would only have needed to
+// find processes of the sandbox that may live on. ran says whether it
+// ran; it has returned by then.
+func (b *Backend) end(sb *sandbox, meanwhile func()) (gone, ran bool) {
 	var inits []int // pidfds
 	seen := sb.pid.alive(sb.id)
+	killed := seen // every kill sent
 	if seen {
 		for _, child := range children(sb.pid.Pid) {
 			fd, err := unix.PidfdOpen(child, 0)
@@ -449,9 +463,19 @@ func (b *Backend) end(sb *sandbox) (gone bool) {
 			} else {
 				seen = false
 			}
-			syscall.Kill(child, syscall.SIGKILL)
+			if syscall.Kill(child, syscall.SIGKILL) != nil {
+				killed = false
+			}
 		}
-		syscall.Kill(sb.pid.Pid, syscall.SIGKILL)
+		if syscall.Kill(sb.pid.Pid, syscall.SIGKILL) != nil {
+			killed = false
+		}
+	}
+	if meanwhile != nil && seen && killed && len(inits) > 0 {
+		done := make(chan struct{})
+		go func() { meanwhile(); close(done) }()
+		defer func() { <-done }()
+		ran = true
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	select {
@@ -465,7 +489,7 @@ func (b *Backend) end(sb *sandbox) (gone bool) {
 		}
 		unix.Close(fd)
 	}
-	return seen && len(inits) > 0
+	return seen && len(inits) > 0, ran
 }
 
 // awaitExit waits until the process of pidfd fd has exited (it becomes
