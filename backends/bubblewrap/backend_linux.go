@@ -68,7 +68,8 @@ type Backend struct {
 	ahead      aheadMapping
 	aheadBusy  bool
 	aheadDoing sync.WaitGroup
-	// tapsClosing counts the tap devices being let go of (releaseTap)
+	// tapsClosing counts the tap devices and mount namespaces being let
+	// go of (releaseTap, letGoOfMounts)
 	tapsClosing sync.WaitGroup
 }
 
@@ -449,9 +450,12 @@ func (b *Backend) kill(sb *sandbox) {
 // ran; it has returned by then.
 func (b *Backend) end(sb *sandbox, meanwhile func()) (gone, ran bool) {
 	var inits []int // pidfds
+	var mounts []int
+	defer func() { b.letGoOfMounts(mounts) }()
 	seen := sb.pid.alive(sb.id)
 	killed := seen // every kill sent
 	if seen {
+		mounts = holdMounts(mounts, sb.pid.Pid)
 		for _, child := range children(sb.pid.Pid) {
 			fd, err := unix.PidfdOpen(child, 0)
 			if err == nil && parentOf(child) != sb.pid.Pid {
@@ -460,6 +464,7 @@ func (b *Backend) end(sb *sandbox, meanwhile func()) (gone, ran bool) {
 			}
 			if err == nil {
 				inits = append(inits, fd)
+				mounts = holdMounts(mounts, child)
 			} else {
 				seen = false
 			}
@@ -490,6 +495,35 @@ func (b *Backend) end(sb *sandbox, meanwhile func()) (gone, ran bool) {
 		unix.Close(fd)
 	}
 	return seen && len(inits) > 0, ran
+}
+
+// holdMounts adds to held a descriptor of the mount namespace of pid, a
+// process of the sandbox about to be killed (its monitor, or its init,
+// which shares its namespace with every process of the sandbox). Held, the
+// namespace is no longer those processes' alone: the last of them to end
+// does not take its tear-down with it (every mount's release, then an RCU
+// grace period, some 0.3 to 1 ms), which letGoOfMounts does after.
+func holdMounts(held []int, pid int) []int {
+	fd, err := unix.Open(fmt.Sprintf("/proc/%d/ns/mnt", pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return held
+	}
+	return append(held, fd)
+}
+
+// letGoOfMounts lets go of the mount namespaces holdMounts held, in the
+// background: their processes are gone, and so nothing in them runs.
+func (b *Backend) letGoOfMounts(held []int) {
+	if len(held) == 0 {
+		return
+	}
+	b.tapsClosing.Add(1)
+	go func() {
+		defer b.tapsClosing.Done()
+		for _, fd := range held {
+			unix.Close(fd)
+		}
+	}()
 }
 
 // awaitExit waits until the process of pidfd fd has exited (it becomes

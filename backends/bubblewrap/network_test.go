@@ -445,6 +445,26 @@ func TestNATMountNamespaceLetGoOf(t *testing.T) {
 	}
 }
 
+// TestStopLetsGoOfMounts: the mount namespaces a stop holds while the
+// sandbox's processes end (so that their end does not wait for the
+// namespaces' tear-down) are all let go of after it, whatever the network.
+func TestStopLetsGoOfMounts(t *testing.T) {
+	for _, network := range []backends.Network{backends.NetworkOff, backends.NetworkOn} {
+		t.Run(string(network), func(t *testing.T) {
+			r := newRig(t)
+			before := mountNSHeld()
+			s := r.startNet("g", network)
+			if _, err := r.b.Stop(t.Context(), s.ID, 0); err != nil {
+				t.Fatal(err)
+			}
+			r.b.tapsClosing.Wait()
+			if n := mountNSHeld(); n != before {
+				t.Errorf("%d mount namespaces held after stop, want %d", n, before)
+			}
+		})
+	}
+}
+
 // mountNSHeld counts this process's descriptors of mount namespaces.
 func mountNSHeld() int {
 	entries, _ := os.ReadDir("/proc/self/fd")
