@@ -165,7 +165,7 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes, run *s
 	args := natArgs(b.slirp, 3, 4, 5, 6)
 	attr := &syscall.SysProcAttr{Setsid: true}
 	var prepare func() error
-	mnt := -1 // the helper's mount namespace, held (see holdTap)
+	mnt := -1 // the helper's mount namespace, held (see holdMountNS)
 	if run != nil {
 		// as the sandbox's host user, with no supplementary groups
 		attr.Credential = &syscall.Credential{Uid: uint32(run.user.uid), Gid: uint32(run.user.gid), Groups: []uint32{}}
