@@ -309,16 +309,20 @@ func (c *Controller) halt(ctx context.Context, r *record, reason string) error {
 	if err != nil {
 		return err
 	}
-	c.mu.Lock()
+	// "stopping" is saved while the backend stops the sandbox, not before:
+	// the write is off the stop's path. The sandbox is stopped whether or
+	// not the disk can say so (on a full disk it may well be what fills
+	// it); "stopped" is saved after "stopping", never before.
 	r.State = ipc.StateStopping
-	err = c.setStateLocked(ctx, r, "stopping")
-	c.mu.Unlock()
-	if err != nil && !isDiskFull(err) {
-		return err
-	}
-	// on a full disk the sandbox is stopped all the same: it may well be
-	// what fills the disk
-	res, stopErr := b.Stop(ctx, r.ID, r.StopGrace)
+	id, grace := r.ID, r.StopGrace
+	marked := make(chan error, 1)
+	go func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		marked <- c.setStateLocked(ctx, r, "stopping")
+	}()
+	res, stopErr := b.Stop(ctx, id, grace)
+	markErr := <-marked
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r.ReservedMiB, r.LimitMiB, r.PidsLimit, r.DiskLimitMiB = 0, 0, 0, 0
@@ -343,6 +347,9 @@ func (c *Controller) halt(ctx context.Context, r *record, reason string) error {
 	c.admitNextLocked(ctx)
 	if stopErr != nil {
 		return ipc.Errorf(ipc.ErrUnavailable, "stop sandbox %s: %w", r.FullName, stopErr)
+	}
+	if markErr != nil && !isDiskFull(markErr) {
+		c.log.Warn("record stopping", "sandbox", r.FullName, "err", markErr)
 	}
 	return err
 }

@@ -63,16 +63,21 @@ func (c *Controller) RunSweeps(ctx context.Context, interval time.Duration) {
 // oldest first; that sandbox cold-boots next time. It never touches a
 // workspace, and skips a sandbox another operation holds.
 func (c *Controller) enforceRetention(ctx context.Context) {
-	lim, err := c.Limits(ctx)
-	if err != nil {
-		c.log.Warn("retention", "err", err)
-		return
-	}
 	var held []record
 	for _, r := range c.snapshot("", true) {
 		if !r.CheckpointAt.IsZero() && r.State == ipc.StateSuspended {
 			held = append(held, r)
 		}
+	}
+	if len(held) == 0 {
+		// nothing to drop: the limit, which measures the host, is not
+		// worth a stop's time
+		return
+	}
+	lim, err := c.Limits(ctx)
+	if err != nil {
+		c.log.Warn("retention", "err", err)
+		return
 	}
 	sort.Slice(held, func(i, j int) bool { return held[i].CheckpointAt.Before(held[j].CheckpointAt) })
 	for i := 0; i < len(held)-lim.Retained; i++ {

@@ -68,7 +68,8 @@ type Backend struct {
 	ahead      aheadMapping
 	aheadBusy  bool
 	aheadDoing sync.WaitGroup
-	// tapsClosing counts the tap devices being let go of (releaseTap)
+	// tapsClosing counts the tap devices and mount namespaces being let
+	// go of (releaseTap, letGoOfMounts)
 	tapsClosing sync.WaitGroup
 	// spare is the launcher kept ready for the next root start (see
 	// prelaunch)
@@ -419,13 +420,19 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 	}
 	b.checkOOM(ctx, id, sb)
 	signalNAT(sb) // it ends while the sandbox and the rest are cleared away
-	if !b.end(sb) {
+	// the control files go while the kernel ends the sandbox: once every
+	// process of it has its kill, nothing of it runs again, and nothing is
+	// left for a successor to find by its pid file (see end)
+	gone, cleared := b.end(sb, func() { clearCtl(sb.ctl) })
+	if !gone {
 		sweep(id, sb.pid.StartTime)
 	}
 	if sb.cg != nil {
 		sb.cg.remove()
 	}
-	clearCtl(sb.ctl)
+	if !cleared {
+		clearCtl(sb.ctl)
+	}
 	awaitNAT(sb)
 	b.releaseTap(sb)
 	b.mu.Lock()
@@ -436,7 +443,7 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 
 // kill ends the sandbox and its NAT helper.
 func (b *Backend) kill(sb *sandbox) {
-	b.end(sb)
+	b.end(sb, nil)
 	killNAT(sb)
 	b.releaseTap(sb)
 }
@@ -450,10 +457,21 @@ func (b *Backend) kill(sb *sandbox) {
 // nothing for a sweep to find; it cannot see that of an init that was
 // no longer the monitor's child (the monitor killed by another first),
 // nor where the kernel has no pidfds (before 5.3).
-func (b *Backend) end(sb *sandbox) (gone bool) {
+//
+// meanwhile, when not nil, runs while the kernel ends the processes (a
+// process's end, its namespaces' tear-down, takes a while), but only
+// once every one of them has been sent its kill and can be watched to
+// its end: what it clears away, a successor would only have needed to
+// find processes of the sandbox that may live on. ran says whether it
+// ran; it has returned by then.
+func (b *Backend) end(sb *sandbox, meanwhile func()) (gone, ran bool) {
 	var inits []int // pidfds
+	var mounts []int
+	defer func() { b.letGoOfMounts(mounts) }()
 	seen := sb.pid.alive(sb.id)
+	killed := seen // every kill sent
 	if seen {
+		mounts = holdMounts(mounts, sb.pid.Pid)
 		for _, child := range children(sb.pid.Pid) {
 			fd, err := unix.PidfdOpen(child, 0)
 			if err == nil && parentOf(child) != sb.pid.Pid {
@@ -462,12 +480,23 @@ func (b *Backend) end(sb *sandbox) (gone bool) {
 			}
 			if err == nil {
 				inits = append(inits, fd)
+				mounts = holdMounts(mounts, child)
 			} else {
 				seen = false
 			}
-			syscall.Kill(child, syscall.SIGKILL)
+			if syscall.Kill(child, syscall.SIGKILL) != nil {
+				killed = false
+			}
 		}
-		syscall.Kill(sb.pid.Pid, syscall.SIGKILL)
+		if syscall.Kill(sb.pid.Pid, syscall.SIGKILL) != nil {
+			killed = false
+		}
+	}
+	if meanwhile != nil && seen && killed && len(inits) > 0 {
+		done := make(chan struct{})
+		go func() { meanwhile(); close(done) }()
+		defer func() { <-done }()
+		ran = true
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	select {
@@ -481,7 +510,36 @@ func (b *Backend) end(sb *sandbox) (gone bool) {
 		}
 		unix.Close(fd)
 	}
-	return seen && len(inits) > 0
+	return seen && len(inits) > 0, ran
+}
+
+// holdMounts adds to held a descriptor of the mount namespace of pid, a
+// process of the sandbox about to be killed (its monitor, or its init,
+// which shares its namespace with every process of the sandbox). Held, the
+// namespace is no longer those processes' alone: the last of them to end
+// does not take its tear-down with it (every mount's release, then an RCU
+// grace period, some 0.3 to 1 ms), which letGoOfMounts does after.
+func holdMounts(held []int, pid int) []int {
+	fd, err := unix.Open(fmt.Sprintf("/proc/%d/ns/mnt", pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return held
+	}
+	return append(held, fd)
+}
+
+// letGoOfMounts lets go of the mount namespaces holdMounts held, in the
+// background: their processes are gone, and so nothing in them runs.
+func (b *Backend) letGoOfMounts(held []int) {
+	if len(held) == 0 {
+		return
+	}
+	b.tapsClosing.Add(1)
+	go func() {
+		defer b.tapsClosing.Done()
+		for _, fd := range held {
+			unix.Close(fd)
+		}
+	}()
 }
 
 // awaitExit waits until the process of pidfd fd has exited (it becomes

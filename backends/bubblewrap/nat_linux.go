@@ -165,10 +165,17 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes, run *s
 	args := natArgs(b.slirp, 3, 4, 5, 6)
 	attr := &syscall.SysProcAttr{Setsid: true}
 	var prepare func() error
+	mnt := -1 // the helper's mount namespace, held (see holdMountNS)
 	if run != nil {
 		// as the sandbox's host user, with no supplementary groups
 		attr.Credential = &syscall.Credential{Uid: uint32(run.user.uid), Gid: uint32(run.user.gid), Groups: []uint32{}}
-		prepare = func() error { return privateTun(run.user.uid, run.user.gid) }
+		prepare = func() error {
+			if err := privateTun(run.user.uid, run.user.gid); err != nil {
+				return err
+			}
+			mnt = holdMountNS()
+			return nil
+		}
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.ExtraFiles = []*os.File{readyW, p.syncR, userns, netns}
@@ -180,7 +187,13 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes, run *s
 	err = startInOwnKeyring(cmd, prepare)
 	readyW.Close()
 	if err != nil {
+		if mnt >= 0 {
+			unix.Close(mnt)
+		}
 		return fmt.Errorf("start slirp4netns: %w", err)
+	}
+	if mnt >= 0 {
+		sb.tap.mnt, sb.tap.mntHeld = mnt, true
 	}
 	st2, _ := startTime(cmd.Process.Pid)
 	sb.pid.NetPid, sb.pid.NetStartTime = cmd.Process.Pid, st2
@@ -194,8 +207,23 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes, run *s
 		log, _ := readCtl(sb.ctl, natLogName)
 		return fmt.Errorf("the sandbox's network did not come up: %w: %s", err, strings.TrimSpace(string(log)))
 	}
-	sb.tap = holdTap(cmd.Process.Pid, exited)
+	tap := holdTap(cmd.Process.Pid, exited)
+	sb.tap.fd, sb.tap.held = tap.fd, tap.held
 	return nil
+}
+
+// holdMountNS opens the calling thread's mount namespace, which the NAT
+// helper started from the thread then shares (see privateTun), or returns
+// -1. Held, that namespace is no longer the helper's alone: its end does
+// not take the namespace's tear-down with it (its mounts' release waits
+// out an RCU grace period, some 0.3 to 1 ms), which releaseTap does off
+// the path of a stop.
+func holdMountNS() int {
+	fd, err := unix.Open("/proc/thread-self/ns/mnt", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1
+	}
+	return fd
 }
 
 // holdTap takes a descriptor of the NAT helper's tap device, which the
@@ -237,29 +265,39 @@ func holdTap(pid int, exited <-chan struct{}) tapFD {
 	return tapFD{}
 }
 
-// tapFD is a descriptor of a NAT helper's tap device (see holdTap); the
-// zero value holds none. A plain descriptor, never one of Go's poller:
-// the controller would wake up for the sandbox's packets.
+// tapFD is a descriptor of a NAT helper's tap device (see holdTap), and
+// of its mount namespace (see holdMountNS); the zero value holds
+// neither. A plain descriptor, never one of Go's poller: the controller
+// would wake up for the sandbox's packets.
 type tapFD struct {
 	fd   int
 	held bool
+	mnt  int
+	// mntHeld says that mnt is a descriptor of the helper's own mount
+	// namespace (see holdMountNS)
+	mntHeld bool
 }
 
-// releaseTap lets go of the tap device held for the sandbox (see
-// holdTap), in the background: the device goes with it, which takes the
-// kernel a while.
+// releaseTap lets go of the tap device and mount namespace held for the
+// sandbox (see holdTap, holdMountNS), in the background: they go with
+// them, which takes the kernel a while.
 func (b *Backend) releaseTap(sb *sandbox) {
 	b.mu.Lock()
 	tap := sb.tap
 	sb.tap = tapFD{}
 	b.mu.Unlock()
-	if !tap.held {
+	if !tap.held && !tap.mntHeld {
 		return
 	}
 	b.tapsClosing.Add(1)
 	go func() {
 		defer b.tapsClosing.Done()
-		unix.Close(tap.fd)
+		if tap.held {
+			unix.Close(tap.fd)
+		}
+		if tap.mntHeld {
+			unix.Close(tap.mnt)
+		}
 	}()
 }
 

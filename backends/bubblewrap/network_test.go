@@ -418,6 +418,65 @@ func TestNATDeviceLetGoOf(t *testing.T) {
 	}
 }
 
+// TestNATMountNamespaceLetGoOf: the mount namespace a root backend makes
+// for a sandbox's NAT helper (its own /dev/net/tun), held so that the
+// helper's end does not wait for the namespace's tear-down, is let go of
+// when the sandbox stops.
+func TestNATMountNamespaceLetGoOf(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only a root backend gives the NAT helper a mount namespace of its own")
+	}
+	r := newRig(t)
+	before := mountNSHeld()
+	s := r.startNet("m", backends.NetworkOn)
+	sb, _ := r.b.get(s.ID)
+	if !sb.tap.mntHeld {
+		t.Fatal("the NAT helper's mount namespace is not held")
+	}
+	if n := mountNSHeld(); n != before+1 {
+		t.Fatalf("%d mount namespaces held while the sandbox runs, want %d", n, before+1)
+	}
+	if _, err := r.b.Stop(t.Context(), s.ID, 0); err != nil {
+		t.Fatal(err)
+	}
+	r.b.tapsClosing.Wait()
+	if n := mountNSHeld(); n != before {
+		t.Errorf("%d mount namespaces held after stop, want %d", n, before)
+	}
+}
+
+// TestStopLetsGoOfMounts: the mount namespaces a stop holds while the
+// sandbox's processes end (so that their end does not wait for the
+// namespaces' tear-down) are all let go of after it, whatever the network.
+func TestStopLetsGoOfMounts(t *testing.T) {
+	for _, network := range []backends.Network{backends.NetworkOff, backends.NetworkOn} {
+		t.Run(string(network), func(t *testing.T) {
+			r := newRig(t)
+			before := mountNSHeld()
+			s := r.startNet("g", network)
+			if _, err := r.b.Stop(t.Context(), s.ID, 0); err != nil {
+				t.Fatal(err)
+			}
+			r.b.tapsClosing.Wait()
+			if n := mountNSHeld(); n != before {
+				t.Errorf("%d mount namespaces held after stop, want %d", n, before)
+			}
+		})
+	}
+}
+
+// mountNSHeld counts this process's descriptors of mount namespaces.
+func mountNSHeld() int {
+	entries, _ := os.ReadDir("/proc/self/fd")
+	n := 0
+	for _, e := range entries {
+		if link, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.HasPrefix(link, "mnt:[") {
+			n++
+		}
+	}
+	return n
+}
+
 // tunsHeld counts this process's descriptors of /dev/net/tun.
 func tunsHeld() int {
 	entries, _ := os.ReadDir("/proc/self/fd")
