@@ -80,29 +80,65 @@ func closeAll(files []*os.File) {
 // before cmd starts, to change what the thread, and so cmd, sees (its
 // mount namespace, say) without the rest of the controller seeing it.
 func startInOwnKeyring(cmd *exec.Cmd, prepare func() error) error {
-	errc := make(chan error, 1)
+	return newStarter(prepare, nil).start(cmd)
+}
+
+// A starter is the thread of startInOwnKeyring made ahead of its command:
+// it joins its keyring and runs prepare at once, then waits, so that
+// their cost is off the path of the start. It starts one command, or is
+// discarded; discarded, when not nil, then runs on its thread (to let go
+// of what prepare took).
+type starter struct {
+	cmds chan *exec.Cmd
+	errc chan error
+}
+
+func newStarter(prepare func() error, discarded func()) *starter {
+	s := &starter{cmds: make(chan *exec.Cmd), errc: make(chan error, 1)}
 	onThrowawayThread(func() {
-		// a NULL name: a new anonymous keyring, never one found by name
-		_, _, errno := unix.Syscall(unix.SYS_KEYCTL, unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0)
-		switch errno {
-		case 0:
-		case unix.ENOSYS, unix.EPERM:
-			// a filter denies the controller the keyrings (a container's
-			// seccomp profile): it denies them to its children too
-		default:
-			errc <- fmt.Errorf("give the sandbox a keyring of its own (the kernel's key quota, kernel.keys.maxkeys, may be full): %w", errno)
+		err := joinOwnKeyring()
+		if err == nil && prepare != nil {
+			err = prepare()
+		}
+		cmd, ok := <-s.cmds
+		if !ok {
+			if discarded != nil {
+				discarded()
+			}
 			return
 		}
-		if prepare != nil {
-			if err := prepare(); err != nil {
-				errc <- err
-				return
-			}
+		if err != nil {
+			s.errc <- err
+			return
 		}
 		closeOnExec()
-		errc <- cmd.Start()
+		s.errc <- cmd.Start()
 	})
-	return <-errc
+	return s
+}
+
+// start starts cmd from the starter's thread.
+func (s *starter) start(cmd *exec.Cmd) error {
+	s.cmds <- cmd
+	return <-s.errc
+}
+
+// discard ends a starter that will start nothing.
+func (s *starter) discard() { close(s.cmds) }
+
+// joinOwnKeyring gives the calling thread a new, anonymous session
+// keyring.
+func joinOwnKeyring() error {
+	// a NULL name: a new anonymous keyring, never one found by name
+	_, _, errno := unix.Syscall(unix.SYS_KEYCTL, unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0)
+	switch errno {
+	case 0, unix.ENOSYS, unix.EPERM:
+		// ENOSYS, EPERM: a filter denies the controller the keyrings (a
+		// container's seccomp profile): it denies them to its children too
+		return nil
+	default:
+		return fmt.Errorf("give the sandbox a keyring of its own (the kernel's key quota, kernel.keys.maxkeys, may be full): %w", errno)
+	}
 }
 
 // onThrowawayThread runs f in a goroutine locked to an OS thread that

@@ -82,10 +82,19 @@ type bwrapInfo struct {
 type natPipes struct {
 	infoR, infoW *os.File
 	syncR, syncW *os.File
+	// the thread that starts the helper, ready before bwrap starts (see
+	// natStarter); nil once used
+	starter *starter
+	mnt     int // the helper's mount namespace, held (see holdMountNS), or -1
 }
 
-func newNATPipes() (*natPipes, error) {
-	p := &natPipes{}
+// newNATPipes makes the pipes between bwrap and the NAT, and the thread
+// that starts the NAT helper: as root (run set), that thread's private
+// /dev/net/tun is made while bwrap starts, not after it (its mount
+// namespace is the host's copied, which waits on the kernel's mount lock
+// while bwrap mounts the sandbox's root).
+func newNATPipes(run *sandboxRun) (*natPipes, error) {
+	p := &natPipes{mnt: -1}
 	var err error
 	if p.infoR, p.infoW, err = os.Pipe(); err != nil {
 		return nil, fmt.Errorf("start sandbox network: %w", err)
@@ -94,6 +103,23 @@ func newNATPipes() (*natPipes, error) {
 		p.close()
 		return nil, fmt.Errorf("start sandbox network: %w", err)
 	}
+	var prepare func() error
+	var discarded func()
+	if run != nil {
+		prepare = func() error {
+			if err := privateTun(run.user.uid, run.user.gid); err != nil {
+				return err
+			}
+			p.mnt = holdMountNS()
+			return nil
+		}
+		discarded = func() {
+			if p.mnt >= 0 {
+				unix.Close(p.mnt)
+			}
+		}
+	}
+	p.starter = newStarter(prepare, discarded)
 	return p, nil
 }
 
@@ -108,6 +134,10 @@ func (p *natPipes) closeBwrapEnds() {
 }
 
 func (p *natPipes) close() {
+	if p.starter != nil {
+		p.starter.discard()
+		p.starter = nil
+	}
 	for _, f := range []*os.File{p.infoR, p.infoW, p.syncR, p.syncW} {
 		if f != nil {
 			f.Close()
@@ -164,18 +194,9 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes, run *s
 	// ExtraFiles start at descriptor 3
 	args := natArgs(b.slirp, 3, 4, 5, 6)
 	attr := &syscall.SysProcAttr{Setsid: true}
-	var prepare func() error
-	mnt := -1 // the helper's mount namespace, held (see holdMountNS)
 	if run != nil {
 		// as the sandbox's host user, with no supplementary groups
 		attr.Credential = &syscall.Credential{Uid: uint32(run.user.uid), Gid: uint32(run.user.gid), Groups: []uint32{}}
-		prepare = func() error {
-			if err := privateTun(run.user.uid, run.user.gid); err != nil {
-				return err
-			}
-			mnt = holdMountNS()
-			return nil
-		}
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.ExtraFiles = []*os.File{readyW, p.syncR, userns, netns}
@@ -184,8 +205,11 @@ func (b *Backend) startNAT(ctx context.Context, sb *sandbox, p *natPipes, run *s
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = attr
 	// like bwrap, never in the controller's session keyring
-	err = startInOwnKeyring(cmd, prepare)
+	start := p.starter
+	p.starter = nil
+	err = start.start(cmd)
 	readyW.Close()
+	mnt := p.mnt // set by the starter's thread before it started cmd
 	if err != nil {
 		if mnt >= 0 {
 			unix.Close(mnt)

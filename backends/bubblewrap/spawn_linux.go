@@ -140,7 +140,7 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 	inherited = append(inherited, hardening...)
 	var nat *natPipes
 	if l.Network == backends.NetworkOn {
-		if nat, err = newNATPipes(); err != nil {
+		if nat, err = newNATPipes(run); err != nil {
 			return nil, err
 		}
 		defer nat.close()
