@@ -23,14 +23,7 @@ import (
 // its command with those descriptors at 3 onwards, the log as stdout and
 // stderr, and nothing else.
 func TestPrelaunchGate(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("a launcher runs for a root controller")
-	}
-	dir := t.TempDir()
-	b, err := New(Config{Root: filepath.Join(dir, "root"), Agent: os.Args[0]})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, dir := rootBackendForTest(t)
 	var files []*os.File
 	for _, name := range []string{"a", "b"} {
 		f, err := os.Create(filepath.Join(dir, name))
@@ -176,18 +169,7 @@ func TestSpareLauncher(t *testing.T) {
 // its plan comes, not when it was forked: one kept ready for minutes still
 // sees what the host mounted meanwhile (a disk the workspace is on).
 func TestLauncherMountsAtItsPlan(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("a launcher runs for a root controller")
-	}
-	dir := t.TempDir()
-	b, err := New(Config{Root: filepath.Join(dir, "root"), Agent: os.Args[0]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := b.prelaunch()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, log := launcherForTest(t)
 	defer p.abort()
 	disk, err := os.MkdirTemp("", "sandboxdesk-disk-") // nobody passes through it
 	if err != nil {
@@ -204,11 +186,6 @@ func TestLauncherMountsAtItsPlan(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(disk, "file"), []byte("on the disk\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	log, err := os.Create(filepath.Join(dir, "log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
 	plan, _ := json.Marshal(launchPlan{UID: 65534, GID: 65534})
 	if err := p.send([]string{"/proc/self/exe", launchCommand, string(plan), "/bin/cat", filepath.Join(disk, "file")}, nil, log); err != nil {
 		t.Fatal(err)
@@ -224,27 +201,11 @@ func TestLauncherMountsAtItsPlan(t *testing.T) {
 // there, and the next one adopting), it is the sandbox, not a stranger
 // whose record is dropped while the sandbox starts beside it.
 func TestWaitingLauncherIsWaitedFor(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("a launcher runs for a root controller")
-	}
-	dir := t.TempDir()
-	b, err := New(Config{Root: filepath.Join(dir, "root"), Agent: os.Args[0]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := b.prelaunch()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, log := launcherForTest(t)
 	defer func() {
 		unix.Kill(-p.cmd.Process.Pid, unix.SIGKILL) // its session: the shell and its sleep
 		<-p.sb.exited
 	}()
-	log, err := os.Create(filepath.Join(dir, "log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
 	plan, _ := json.Marshal(launchPlan{UID: 65534, GID: 65534})
 	args := []string{"/proc/self/exe", launchCommand, string(plan), "/bin/sh", "-c", "sleep 60; :", "/x/sandboxes/sb-waited/"}
 	sent := make(chan error, 1)
@@ -258,4 +219,37 @@ func TestWaitingLauncherIsWaitedFor(t *testing.T) {
 	if err := <-sent; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// launcherForTest forks a launcher of a new root backend (see
+// rootBackendForTest), and makes a file for its log.
+func launcherForTest(t *testing.T) (*prelaunched, *os.File) {
+	t.Helper()
+	b, dir := rootBackendForTest(t)
+	log, err := os.Create(filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	p, err := b.prelaunch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, log
+}
+
+// rootBackendForTest makes a backend on a new root in a folder of the
+// test's, which it returns too. The test is skipped unless it runs as
+// root: only a root backend has launchers.
+func rootBackendForTest(t *testing.T) (*Backend, string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("a launcher runs for a root controller")
+	}
+	dir := t.TempDir()
+	b, err := New(Config{Root: filepath.Join(dir, "root"), Agent: os.Args[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, dir
 }
