@@ -92,8 +92,13 @@ type sandbox struct {
 	pidsSeen  int
 	stopping  bool          // guarded by Backend.mu: an end that was asked for
 	exited    chan struct{} // closed when its bwrap ends
-	ready     *os.File      // the readiness pipe's read end, until started
-	reason    string        // how it ended; set before exited closes
+	// proc is its bwrap (first its launcher) when this process started
+	// it, nil when adopted: a handle that cannot name another process
+	// once it has ended (a pidfd), which end uses when the command line
+	// does not yet name the sandbox
+	proc   *os.Process
+	ready  *os.File // the readiness pipe's read end, until started
+	reason string   // how it ended; set before exited closes
 	// netExited is closed when a NAT helper this process started ends;
 	// nil when adopted or when the sandbox has none.
 	netExited chan struct{}
@@ -469,6 +474,13 @@ func (b *Backend) end(sb *sandbox, meanwhile func()) (gone, ran bool) {
 	var mounts []int
 	defer func() { b.letGoOfMounts(mounts) }()
 	seen := sb.pid.alive(sb.id)
+	if !seen && sb.proc != nil {
+		// a launcher of ours that has its plan but is not yet bwrap (held
+		// up: a stopped or starved process, a slow mount): its command
+		// line names no sandbox, but it would go on to start this one
+		// after its start has failed or its stop returned
+		sb.proc.Kill()
+	}
 	killed := seen // every kill sent
 	if seen {
 		mounts = holdMounts(mounts, sb.pid.Pid)

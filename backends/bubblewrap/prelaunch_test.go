@@ -259,3 +259,51 @@ func TestWaitingLauncherIsWaitedFor(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestEndKillsLauncherBeforeItsExec: a launcher that has its plan but is
+// held up before it becomes bwrap (here stopped; on a host, starved or in
+// a slow mount) is ended by the end of its sandbox all the same, though
+// its command line names no sandbox yet. Left, it would start the sandbox
+// once let go, after its start had failed or its stop had returned.
+func TestEndKillsLauncherBeforeItsExec(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a launcher runs for a root controller")
+	}
+	defer func(w time.Duration) { execWait = w }(execWait)
+	execWait = 10 * time.Millisecond // the look gives up on the launcher at once
+	dir := t.TempDir()
+	b, err := New(Config{Root: filepath.Join(dir, "root"), Agent: os.Args[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.prelaunch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		unix.Kill(-p.cmd.Process.Pid, unix.SIGKILL)
+		unix.Kill(p.cmd.Process.Pid, unix.SIGCONT)
+		<-p.sb.exited
+	}()
+	if err := unix.Kill(p.cmd.Process.Pid, unix.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.Create(filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	p.sb.id, p.sb.ctl = "sb-held", b.ctlDir("sb-held")
+	plan, _ := json.Marshal(launchPlan{UID: 65534, GID: 65534})
+	args := []string{"/proc/self/exe", launchCommand, string(plan), "/bin/sh", "-c", "echo ran", "/x/sandboxes/sb-held/"}
+	if err := p.send(args, nil, log); err != nil {
+		t.Fatal(err)
+	}
+	b.end(p.sb, nil)
+	if !p.ended() {
+		t.Fatal("the end of a sandbox left its launcher, held up before its exec, to start it later")
+	}
+	if got, _ := os.ReadFile(log.Name()); len(got) > 0 {
+		t.Errorf("the launcher ran its command: %q", got)
+	}
+}
