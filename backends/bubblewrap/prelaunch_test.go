@@ -262,48 +262,77 @@ func TestWaitingLauncherIsWaitedFor(t *testing.T) {
 
 // TestEndKillsLauncherBeforeItsExec: a launcher that has its plan but is
 // held up before it becomes bwrap (here stopped; on a host, starved or in
-// a slow mount) is ended by the end of its sandbox all the same, though
-// its command line names no sandbox yet. Left, it would start the sandbox
-// once let go, after its start had failed or its stop had returned.
+// a slow mount) is ended all the same, though its command line names no
+// sandbox yet: by the end of its sandbox (a failed start, a stop), and by
+// a successor controller that finds its pid file. Left, it would start
+// the sandbox once let go, with nothing watching it.
 func TestEndKillsLauncherBeforeItsExec(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("a launcher runs for a root controller")
 	}
 	defer func(w time.Duration) { execWait = w }(execWait)
 	execWait = 10 * time.Millisecond // the look gives up on the launcher at once
-	dir := t.TempDir()
-	b, err := New(Config{Root: filepath.Join(dir, "root"), Agent: os.Args[0]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := b.prelaunch()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		unix.Kill(-p.cmd.Process.Pid, unix.SIGKILL)
-		unix.Kill(p.cmd.Process.Pid, unix.SIGCONT)
-		<-p.sb.exited
-	}()
-	if err := unix.Kill(p.cmd.Process.Pid, unix.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	log, err := os.Create(filepath.Join(dir, "log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	p.sb.id, p.sb.ctl = "sb-held", b.ctlDir("sb-held")
-	plan, _ := json.Marshal(launchPlan{UID: 65534, GID: 65534})
-	args := []string{"/proc/self/exe", launchCommand, string(plan), "/bin/sh", "-c", "echo ran", "/x/sandboxes/sb-held/"}
-	if err := p.send(args, nil, log); err != nil {
-		t.Fatal(err)
-	}
-	b.end(p.sb, nil)
-	if !p.ended() {
-		t.Fatal("the end of a sandbox left its launcher, held up before its exec, to start it later")
-	}
-	if got, _ := os.ReadFile(log.Name()); len(got) > 0 {
-		t.Errorf("the launcher ran its command: %q", got)
+	for _, c := range []struct {
+		name string
+		end  func(b *Backend, p *prelaunched)
+	}{
+		{"its controller ends it", func(b *Backend, p *prelaunched) { b.end(p.sb, nil) }},
+		{"a successor finds it", func(b *Backend, p *prelaunched) {
+			if err := writePidFile(p.sb.ctl, p.sb.pid); err != nil {
+				t.Fatal(err)
+			}
+			next, err := New(Config{Root: b.root, Agent: os.Args[0]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := next.get(p.sb.id); ok {
+				t.Error("a successor adopted a launcher that is not yet bwrap")
+			}
+			select {
+			case <-p.sb.exited: // its parent, this process, reaps it
+			case <-time.After(10 * time.Second): // a deadline, not a timing
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			b, err := New(Config{Root: filepath.Join(dir, "root"), Agent: os.Args[0]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := b.prelaunch()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				unix.Kill(-p.cmd.Process.Pid, unix.SIGKILL)
+				unix.Kill(p.cmd.Process.Pid, unix.SIGCONT)
+				<-p.sb.exited
+			}()
+			if err := unix.Kill(p.cmd.Process.Pid, unix.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
+			log, err := os.Create(filepath.Join(dir, "log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer log.Close()
+			p.sb.id, p.sb.ctl = "sb-held", b.ctlDir("sb-held")
+			if err := os.MkdirAll(p.sb.ctl, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			plan, _ := json.Marshal(launchPlan{UID: 65534, GID: 65534})
+			args := []string{"/proc/self/exe", launchCommand, string(plan), "/bin/sh", "-c", "echo ran", "/x/sandboxes/sb-held/"}
+			if err := p.send(args, nil, log); err != nil {
+				t.Fatal(err)
+			}
+			c.end(b, p)
+			if !p.ended() {
+				t.Fatal("a launcher held up before its exec was left to start the sandbox later")
+			}
+			if got, _ := os.ReadFile(log.Name()); len(got) > 0 {
+				t.Errorf("the launcher ran its command: %q", got)
+			}
+		})
 	}
 }
