@@ -313,12 +313,12 @@ func (c *Controller) halt(ctx context.Context, r *record, reason string) error {
 	// the write is off the stop's path. The sandbox is stopped whether or
 	// not the disk can say so (on a full disk it may well be what fills
 	// it); "stopped" is saved after "stopping", never before.
-	r.State = ipc.StateStopping
 	id, grace := r.ID, r.StopGrace
 	marked := make(chan error, 1)
 	go func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
+		r.State = ipc.StateStopping
 		marked <- c.setStateLocked(ctx, r, "stopping")
 	}()
 	res, stopErr := b.Stop(ctx, id, grace)

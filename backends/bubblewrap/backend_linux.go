@@ -92,8 +92,13 @@ type sandbox struct {
 	pidsSeen  int
 	stopping  bool          // guarded by Backend.mu: an end that was asked for
 	exited    chan struct{} // closed when its bwrap ends
-	ready     *os.File      // the readiness pipe's read end, until started
-	reason    string        // how it ended; set before exited closes
+	// proc is its bwrap (first its launcher) when this process started
+	// it, nil when adopted: a handle that cannot name another process
+	// once it has ended (a pidfd), which end uses when the command line
+	// does not yet name the sandbox
+	proc   *os.Process
+	ready  *os.File // the readiness pipe's read end, until started
+	reason string   // how it ended; set before exited closes
 	// netExited is closed when a NAT helper this process started ends;
 	// nil when adopted or when the sandbox has none.
 	netExited chan struct{}
@@ -340,6 +345,7 @@ func (b *Backend) get(id string) (*sandbox, bool) {
 	}
 	if !p.alive(id) {
 		// its bwrap ended while no controller watched: end what it left
+		endHeldLauncher(&sandbox{pid: p})
 		sweep(id, p.StartTime)
 		killNAT(&sandbox{pid: p})
 		clearCtl(ctl)
@@ -469,6 +475,9 @@ func (b *Backend) end(sb *sandbox, meanwhile func()) (gone, ran bool) {
 	var mounts []int
 	defer func() { b.letGoOfMounts(mounts) }()
 	seen := sb.pid.alive(sb.id)
+	if !seen {
+		endHeldLauncher(sb)
+	}
 	killed := seen // every kill sent
 	if seen {
 		mounts = holdMounts(mounts, sb.pid.Pid)
@@ -511,6 +520,29 @@ func (b *Backend) end(sb *sandbox, meanwhile func()) (gone, ran bool) {
 		unix.Close(fd)
 	}
 	return seen && len(inits) > 0, ran
+}
+
+// endHeldLauncher kills the launcher of sb when it has had its plan but
+// is not yet bwrap (held up: a stopped or starved process, a slow mount).
+// Its command line names no sandbox yet, so that neither alive nor a
+// sweep takes it for the sandbox's; left, it would go on to start the
+// sandbox after its start had failed, its stop returned, or a successor
+// had found it gone. The launcher this process started is killed through
+// its handle, which cannot name another process once it has ended; one a
+// previous controller started, when the process of the pid file is still
+// a launcher after readCmdline's wait: the pid file names one only once
+// it is the sandbox's.
+func endHeldLauncher(sb *sandbox) {
+	if sb.proc != nil {
+		sb.proc.Kill()
+		return
+	}
+	if st, ok := startTime(sb.pid.Pid); !ok || st != sb.pid.StartTime {
+		return
+	}
+	if b, err := readProc(fmt.Sprintf("/proc/%d/cmdline", sb.pid.Pid)); err == nil && waitingLauncher(b) {
+		syscall.Kill(sb.pid.Pid, syscall.SIGKILL)
+	}
 }
 
 // holdMounts adds to held a descriptor of the mount namespace of pid, a

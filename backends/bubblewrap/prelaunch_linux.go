@@ -90,7 +90,7 @@ func (b *Backend) prelaunch() (*prelaunched, error) {
 		return nil, fmt.Errorf("start bwrap: %w", err)
 	}
 	st, _ := startTime(cmd.Process.Pid)
-	sb := &sandbox{pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{})}
+	sb := &sandbox{pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{}), proc: cmd.Process}
 	go func() {
 		cmd.Wait()
 		sb.reason = exitReason(cmd.ProcessState)

@@ -169,7 +169,7 @@ func TestSpareLauncher(t *testing.T) {
 // its plan comes, not when it was forked: one kept ready for minutes still
 // sees what the host mounted meanwhile (a disk the workspace is on).
 func TestLauncherMountsAtItsPlan(t *testing.T) {
-	p, log := launcherForTest(t)
+	_, p, log := launcherForTest(t)
 	defer p.abort()
 	disk, err := os.MkdirTemp("", "sandboxdesk-disk-") // nobody passes through it
 	if err != nil {
@@ -201,7 +201,7 @@ func TestLauncherMountsAtItsPlan(t *testing.T) {
 // there, and the next one adopting), it is the sandbox, not a stranger
 // whose record is dropped while the sandbox starts beside it.
 func TestWaitingLauncherIsWaitedFor(t *testing.T) {
-	p, log := launcherForTest(t)
+	_, p, log := launcherForTest(t)
 	defer func() {
 		unix.Kill(-p.cmd.Process.Pid, unix.SIGKILL) // its session: the shell and its sleep
 		<-p.sb.exited
@@ -221,9 +221,70 @@ func TestWaitingLauncherIsWaitedFor(t *testing.T) {
 	}
 }
 
+// TestEndKillsLauncherBeforeItsExec: a launcher that has its plan but is
+// held up before it becomes bwrap (here stopped; on a host, starved or in
+// a slow mount) is ended all the same, though its command line names no
+// sandbox yet: by the end of its sandbox (a failed start, a stop), and by
+// a successor controller that finds its pid file. Left, it would start
+// the sandbox once let go, with nothing watching it.
+func TestEndKillsLauncherBeforeItsExec(t *testing.T) {
+	defer func(w time.Duration) { execWait = w }(execWait)
+	execWait = 10 * time.Millisecond // the look gives up on the launcher at once
+	for _, c := range []struct {
+		name string
+		end  func(b *Backend, p *prelaunched)
+	}{
+		{"its controller ends it", func(b *Backend, p *prelaunched) { b.end(p.sb, nil) }},
+		{"a successor finds it", func(b *Backend, p *prelaunched) {
+			if err := writePidFile(p.sb.ctl, p.sb.pid); err != nil {
+				t.Fatal(err)
+			}
+			next, err := New(Config{Root: b.root, Agent: os.Args[0]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := next.get(p.sb.id); ok {
+				t.Error("a successor adopted a launcher that is not yet bwrap")
+			}
+			select {
+			case <-p.sb.exited: // its parent, this process, reaps it
+			case <-time.After(10 * time.Second): // a deadline, not a timing
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, p, log := launcherForTest(t)
+			defer func() {
+				unix.Kill(-p.cmd.Process.Pid, unix.SIGKILL)
+				unix.Kill(p.cmd.Process.Pid, unix.SIGCONT)
+				<-p.sb.exited
+			}()
+			if err := unix.Kill(p.cmd.Process.Pid, unix.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
+			p.sb.id, p.sb.ctl = "sb-held", b.ctlDir("sb-held")
+			if err := os.MkdirAll(p.sb.ctl, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			plan, _ := json.Marshal(launchPlan{UID: 65534, GID: 65534})
+			args := []string{"/proc/self/exe", launchCommand, string(plan), "/bin/sh", "-c", "echo ran", "/x/sandboxes/sb-held/"}
+			if err := p.send(args, nil, log); err != nil {
+				t.Fatal(err)
+			}
+			c.end(b, p)
+			if !p.ended() {
+				t.Fatal("a launcher held up before its exec was left to start the sandbox later")
+			}
+			if got, _ := os.ReadFile(log.Name()); len(got) > 0 {
+				t.Errorf("the launcher ran its command: %q", got)
+			}
+		})
+	}
+}
+
 // launcherForTest forks a launcher of a new root backend (see
 // rootBackendForTest), and makes a file for its log.
-func launcherForTest(t *testing.T) (*prelaunched, *os.File) {
+func launcherForTest(t *testing.T) (*Backend, *prelaunched, *os.File) {
 	t.Helper()
 	b, dir := rootBackendForTest(t)
 	log, err := os.Create(filepath.Join(dir, "log"))
@@ -235,7 +296,7 @@ func launcherForTest(t *testing.T) (*prelaunched, *os.File) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, log
+	return b, p, log
 }
 
 // rootBackendForTest makes a backend on a new root in a folder of the

@@ -236,7 +236,7 @@ func (b *Backend) start(id string, args []string, ownMounts bool, inherited []*o
 		return nil, fmt.Errorf("start bwrap: %w", err)
 	}
 	st, _ := startTime(cmd.Process.Pid)
-	sb := &sandbox{id: id, ctl: ctl, pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{})}
+	sb := &sandbox{id: id, ctl: ctl, pid: pidFile{Pid: cmd.Process.Pid, StartTime: st}, exited: make(chan struct{}), proc: cmd.Process}
 	go func() {
 		cmd.Wait()
 		sb.reason = exitReason(cmd.ProcessState)
