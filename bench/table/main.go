@@ -71,7 +71,7 @@ func main() {
 	b.backendRows(5)
 	b.reuseRow(n)
 	b.throughputRow(5)
-	b.coldRow(max(n/2, 5))
+	b.coldRow(n)
 	b.listRows(n)
 	b.defaultsRow(n)
 	b.networkRows()

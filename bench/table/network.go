@@ -20,7 +20,7 @@ func (b *bench) networkRows() {
 		return
 	}
 	out, err := exec.Command("go", "test", "-count=1", "-run", "^$", "-bench", "^Benchmark(NATStartCost|DownloadHost|DownloadNAT)$",
-		"-benchtime", "5x", "./backends/bubblewrap").CombinedOutput()
+		"-benchtime", "15x", "./backends/bubblewrap").CombinedOutput()
 	if err != nil {
 		fail("network benchmarks: %v\n%s", err, out)
 	}
@@ -38,7 +38,7 @@ func (b *bench) networkRows() {
 		}
 	}
 	if on, ok := metrics["NATStartCost ms-start-on"]; ok {
-		b.add(row{Figure: "start, network on (backend, 5 in turn)", Unit: "ms", Anchor: "start, network off", Goal: "<= off + the NAT's start"},
+		b.add(row{Figure: "start, network on (backend, 15 in turn)", Unit: "ms", Anchor: "start, network off", Goal: "<= off + the NAT's start"},
 			sample{on}, sample{metrics["NATStartCost ms-start-off"]})
 	}
 	if nat, ok := metrics["DownloadNAT MB/s"]; ok {
