@@ -296,9 +296,6 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 	b.running[spec.ID] = sb
 	b.mu.Unlock()
 	go b.watch(sb)
-	if b.asRoot {
-		b.keepSpare()
-	}
 	// the disk is not limited: home and /tmp live in the sandbox's folder
 	// on the root's file system, which has no per-folder quota we can set
 	return backends.Started{MemoryLimitMiB: lim.memoryMiB, PidsLimit: lim.pids}, nil

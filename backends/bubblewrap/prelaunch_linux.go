@@ -17,8 +17,9 @@ import (
 // ahead (a Go runtime and the packages of this binary take some
 // milliseconds), waiting for a plan on a socket. A start takes it and
 // sends it the plan and bwrap's command line as one message, with the
-// descriptors bwrap's command line names; the next one is forked once the
-// start is through, off its path. The message is the start gate: it is
+// descriptors bwrap's command line names; the next one is forked as soon
+// as the plan is sent, while the controller waits for the sandbox to come
+// up. The message is the start gate: it is
 // sent once the pid file is written, and a controller that ends or gives
 // up first closes the socket, so the launcher ends without starting
 // anything. Until its plan comes, a launcher is no sandbox's: nothing of

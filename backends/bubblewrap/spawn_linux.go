@@ -205,6 +205,11 @@ func (b *Backend) sendPlan(id string, pl *pendingLaunch, args []string, inherite
 		p.abort()
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
+	// the next start's launcher starts now, while this one's sandbox is
+	// made (its controller waits for bwrap, the NAT and the agent): the
+	// idle time of those waits is what it takes, not the reply's or the
+	// next command's
+	b.keepSpare()
 	return p.sb, nil
 }
 
