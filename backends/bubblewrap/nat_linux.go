@@ -83,7 +83,7 @@ type natPipes struct {
 	infoR, infoW *os.File
 	syncR, syncW *os.File
 	// the thread that starts the helper, ready before bwrap starts (see
-	// natStarter); nil once used
+	// newNATPipes); nil once used
 	starter *starter
 	mnt     int // the helper's mount namespace, held (see holdMountNS), or -1
 }

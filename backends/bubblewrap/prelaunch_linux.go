@@ -19,10 +19,9 @@ import (
 // sends it the plan and bwrap's command line as one message, with the
 // descriptors bwrap's command line names; the next one is forked as soon
 // as the plan is sent, while the controller waits for the sandbox to come
-// up. The message is the start gate: it is
-// sent once the pid file is written, and a controller that ends or gives
-// up first closes the socket, so the launcher ends without starting
-// anything. Until its plan comes, a launcher is no sandbox's: nothing of
+// up. The message is the start gate: it is sent once the pid file is
+// written, and a controller that ends or gives up first closes the
+// socket, so the launcher ends without starting anything. Until its plan comes, a launcher is no sandbox's: nothing of
 // it depends on which (its mount namespace is made when the plan comes,
 // so that it holds the host's mounts of that moment, not of its fork).
 const prelaunchCommand = "__sandboxdesk_bwrap_prelaunch"
@@ -51,9 +50,8 @@ type planMessage struct {
 
 // prelaunched is a launcher that waits for its plan.
 type prelaunched struct {
-	cmd  *exec.Cmd
 	plan *os.File // the controller's end of the socket
-	sb   *sandbox // its record: pid, exited and reason are set
+	sb   *sandbox // its record: pid, proc, exited and reason are set
 	sent bool
 }
 
@@ -97,11 +95,11 @@ func (b *Backend) prelaunch() (*prelaunched, error) {
 		sb.reason = exitReason(cmd.ProcessState)
 		close(sb.exited)
 	}()
-	return &prelaunched{cmd: cmd, plan: mine, sb: sb}, nil
+	return &prelaunched{plan: mine, sb: sb}, nil
 }
 
-// pendingLaunch is a prelaunch under way: the fork, the new mount
-// namespace and the exec take a while too, and overlap the rest as well.
+// pendingLaunch is a prelaunch under way: the fork and the exec take a
+// while too, and overlap the rest of a start as well.
 type pendingLaunch struct {
 	done chan struct{}
 	p    *prelaunched
@@ -119,7 +117,7 @@ func (b *Backend) prelaunchAsync(idle bool) *pendingLaunch {
 	go func() {
 		pl.p, pl.err = b.prelaunch()
 		if idle && pl.err == nil {
-			setSched(pl.p.cmd.Process.Pid, unix.SCHED_IDLE)
+			setSched(pl.p.sb.pid.Pid, unix.SCHED_IDLE)
 		}
 		b.mu.Lock()
 		if b.launched != nil && pl.p != nil {
@@ -140,8 +138,7 @@ func (b *Backend) launcher() *pendingLaunch {
 		b.spare = nil
 		return pl
 	}
-	pl := b.prelaunchAsync(false)
-	return pl
+	return b.prelaunchAsync(false)
 }
 
 // keepSpare forks the next spare launcher, unless one is there.
@@ -174,7 +171,7 @@ func (p *prelaunched) abort() {
 		return
 	}
 	p.plan.Close()
-	p.cmd.Process.Kill()
+	p.sb.proc.Kill()
 	<-p.sb.exited
 }
 
@@ -214,7 +211,7 @@ func (p *prelaunched) send(args []string, files []*os.File, log *os.File) error 
 	return nil
 }
 
-// prelaunchMain runs "BINARY prelaunchCommand MARK": it waits for its
+// prelaunchMain runs "BINARY prelaunchCommand": it waits for its
 // plan, puts its descriptors in place, then does what launchMain does.
 func prelaunchMain() int {
 	setSched(os.Getpid(), unix.SCHED_NORMAL) // its start is over (see prelaunchAsync)

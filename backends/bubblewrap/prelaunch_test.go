@@ -158,7 +158,7 @@ func TestSpareLauncher(t *testing.T) {
 		t.Errorf("the second start ran in pid %d, not in the launcher kept ready, %d", sb.pid.Pid, ready.sb.pid.Pid)
 	}
 	killed := spare()
-	killed.cmd.Process.Kill()
+	killed.sb.proc.Kill()
 	<-killed.sb.exited
 	if sb := start("third"); sb.pid == killed.sb.pid {
 		t.Errorf("the third start took the killed launcher, pid %d", sb.pid.Pid)
@@ -203,7 +203,7 @@ func TestLauncherMountsAtItsPlan(t *testing.T) {
 func TestWaitingLauncherIsWaitedFor(t *testing.T) {
 	_, p, log := launcherForTest(t)
 	defer func() {
-		unix.Kill(-p.cmd.Process.Pid, unix.SIGKILL) // its session: the shell and its sleep
+		unix.Kill(-p.sb.pid.Pid, unix.SIGKILL) // its session: the shell and its sleep
 		<-p.sb.exited
 	}()
 	plan, _ := json.Marshal(launchPlan{UID: 65534, GID: 65534})
@@ -255,11 +255,11 @@ func TestEndKillsLauncherBeforeItsExec(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			b, p, log := launcherForTest(t)
 			defer func() {
-				unix.Kill(-p.cmd.Process.Pid, unix.SIGKILL)
-				unix.Kill(p.cmd.Process.Pid, unix.SIGCONT)
+				unix.Kill(-p.sb.pid.Pid, unix.SIGKILL)
+				unix.Kill(p.sb.pid.Pid, unix.SIGCONT)
 				<-p.sb.exited
 			}()
-			if err := unix.Kill(p.cmd.Process.Pid, unix.SIGSTOP); err != nil {
+			if err := unix.Kill(p.sb.pid.Pid, unix.SIGSTOP); err != nil {
 				t.Fatal(err)
 			}
 			p.sb.id, p.sb.ctl = "sb-held", b.ctlDir("sb-held")

@@ -103,7 +103,8 @@ func within(dir, path string) bool {
 // waits at the start gate until its pid file is written, so no sandbox
 // ever runs that a later controller could not find. For network "on" it
 // returns once the sandbox's NAT is up. As root, the child is pre, the
-// launcher forked at the top of Start, and its plan is the gate.
+// launcher kept ready or forked at the top of Start, and its plan is the
+// gate.
 func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayout, run *sandboxRun, pre *pendingLaunch) (*sandbox, error) {
 	ctl := b.ctlDir(id)
 	sock, err := listenAgent(ctl)
