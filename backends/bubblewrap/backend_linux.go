@@ -343,7 +343,7 @@ func (b *Backend) get(id string) (*sandbox, bool) {
 	if !p.alive(id) {
 		// its bwrap ended while no controller watched: end what it left
 		endHeldLauncher(&sandbox{pid: p})
-		sweep(id, p.StartTime)
+		sweep(id, p)
 		killNAT(&sandbox{pid: p})
 		clearCtl(ctl)
 		return nil, false
@@ -428,7 +428,7 @@ func (b *Backend) Stop(ctx context.Context, id string, grace time.Duration) (bac
 	// left for a successor to find by its pid file (see end)
 	gone, cleared := b.end(sb, func() { clearCtl(sb.ctl) })
 	if !gone {
-		sweep(id, sb.pid.StartTime)
+		sweep(id, sb.pid)
 	}
 	if sb.cg != nil {
 		sb.cg.remove()

@@ -220,7 +220,7 @@ func (b *Backend) endLegacy() {
 				syscall.Kill(child, syscall.SIGKILL)
 			}
 			syscall.Kill(p.Pid, syscall.SIGKILL)
-			sweep(e.Name(), p.StartTime)
+			sweep(e.Name(), p)
 		}
 		os.Remove(path)
 	}

@@ -84,7 +84,7 @@ func TestKilledDuringCreatesLeavesNoOrphans(t *testing.T) {
 	t.Cleanup(func() {
 		// a failed run leaves no sandbox running behind the test
 		for id := range rootProcesses(root) {
-			sweep(id, 0)
+			sweep(id, pidFile{})
 		}
 	})
 	kept := map[string]bool{} // workspaces holding a file the test put there

@@ -314,3 +314,60 @@ func rootBackendForTest(t *testing.T) (*Backend, string) {
 	}
 	return b, dir
 }
+
+// TestHostileSpareHoldsNoSweep: the next launcher, forked in the same
+// tick of the clock as the sandbox's own (they share a start time), is
+// not taken for the sandbox's launcher on its way to bwrap: it waits for
+// a plan as long as its controller runs, and a sweep that waited for it
+// would hold up the end of every sandbox behind it.
+func TestHostileSpareHoldsNoSweep(t *testing.T) {
+	b, _ := rootBackendForTest(t)
+	defer func(w time.Duration) { execWait = w }(execWait)
+	execWait = time.Hour
+	var own, spare *prelaunched
+	for range 100 {
+		a, err := b.prelaunch()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := b.prelaunch()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.sb.pid.StartTime == c.sb.pid.StartTime {
+			own, spare = a, c
+			break
+		}
+		a.abort()
+		c.abort()
+	}
+	if own == nil {
+		t.Skip("no two launchers forked in the same tick of the clock in 100 tries")
+	}
+	defer spare.abort()
+	defer func() {
+		unix.Kill(-own.sb.pid.Pid, unix.SIGKILL) // its session: the shell and its sleep
+		<-own.sb.exited
+	}()
+	// the sandbox's own becomes the sandbox, as a start's does
+	plan, _ := json.Marshal(launchPlan{UID: 65534, GID: 65534})
+	args := []string{"/proc/self/exe", launchCommand, string(plan), "/bin/sh", "-c", "sleep 60; :", "/x/sandboxes/sb-swept/"}
+	log, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	if err := own.send(args, nil, log); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		sweep("sb-swept", own.sb.pid)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute): // a deadline, not a timing
+		t.Fatalf("a sweep waits for pid %d, the next launcher, as for its sandbox's own", spare.sb.pid.Pid)
+	}
+}

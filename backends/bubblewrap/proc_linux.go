@@ -172,8 +172,9 @@ func startTime(pid int) (uint64, bool) {
 // keeps bwrap's command line) and started no earlier than it. The init
 // is pid 1 of the sandbox's pid namespace: its end ends every process
 // in the sandbox, even when the bwrap outside was killed first and left
-// it to the host's init.
-func sweep(id string, since uint64) {
+// it to the host's init. p is the sandbox's pid file.
+func sweep(id string, p pidFile) {
+	since := p.StartTime
 	mark := []byte("/sandboxes/" + id + "/")
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -185,25 +186,29 @@ func sweep(id string, since uint64) {
 		if !ok || st < since {
 			continue
 		}
-		if cmdline, ok := sweepCmdline(pid, st, since); ok && bytes.Contains(cmdline, mark) {
+		if cmdline, ok := sweepCmdline(pid, st, p); ok && bytes.Contains(cmdline, mark) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
 }
 
 // sweepCmdline reads the command line of pid, started at st, for a sweep
-// of the sandbox whose bwrap started at since. Only that process (the
-// start script or launcher, then bwrap, started when the sandbox did) is
-// ever caught in an exec between two command lines that name the
-// sandbox's folder, and only it is waited for (readCmdline): any other
-// with no command line is not the sandbox's. Code in a sandbox can empty
+// of the sandbox whose pid file is p. Only that process (the start script
+// or launcher, then bwrap) is ever caught in an exec between two command
+// lines that name the sandbox's folder, and only it is waited for
+// (readCmdline): any other with no command line is not the sandbox's.
+// It is known by its start time, as the pid file names it (a pid reused
+// since is another's); and only a process that is the pid file's own is
+// waited through as a launcher kept ready: the next one, forked in the
+// same tick of the clock, waits for its plan for as long as its
+// controller runs. Code in a sandbox can empty
 // the command line of as many of its processes as it likes
 // (prctl(PR_SET_MM_MAP) needs no privilege, or an munmap); each, taken
 // for an exec, would hold up every sweep of the host for execWait, and
 // with it the end of every other sandbox.
-func sweepCmdline(pid int, st, since uint64) ([]byte, bool) {
-	if st == since {
-		return readCmdline(pid, st, true)
+func sweepCmdline(pid int, st uint64, p pidFile) ([]byte, bool) {
+	if st == p.StartTime {
+		return readCmdline(pid, st, pid == p.Pid)
 	}
 	b, err := readProc(fmt.Sprintf("/proc/%d/cmdline", pid))
 	return b, err == nil

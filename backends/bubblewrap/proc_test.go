@@ -185,7 +185,7 @@ func TestHostileEmptiedCommandLineHoldsNoSweep(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		// another sandbox's, started with this one: the process is its to read
-		sweep("sb-0000000000000000", sb.pid.StartTime)
+		sweep("sb-0000000000000000", sb.pid)
 		close(done)
 	}()
 	deadline, ok := t.Deadline()

@@ -171,7 +171,7 @@ func (b *Backend) spawn(ctx context.Context, id string, l layout, img imageLayou
 	if nat != nil {
 		if err := b.startNAT(ctx, sb, nat, run); err != nil {
 			b.kill(sb)
-			sweep(id, sb.pid.StartTime)
+			sweep(id, sb.pid)
 			if said := bwrapSaid(ctl); said != "" {
 				err = fmt.Errorf("%w (bwrap: %s)", err, said)
 			}

@@ -30,7 +30,7 @@ func (b *Backend) watch(sb *sandbox) {
 	if !unasked {
 		return // Stop or a failed start cleans up after itself
 	}
-	sweep(sb.id, sb.pid.StartTime)
+	sweep(sb.id, sb.pid)
 	killNAT(sb) // it ends with bwrap on its own; never later than this
 	b.releaseTap(sb)
 	reason := sb.reason
