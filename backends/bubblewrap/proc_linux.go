@@ -193,22 +193,21 @@ func sweep(id string, p pidFile) {
 }
 
 // sweepCmdline reads the command line of pid, started at st, for a sweep
-// of the sandbox whose pid file is p. Only that process (the start script
-// or launcher, then bwrap) is ever caught in an exec between two command
-// lines that name the sandbox's folder, and only it is waited for
-// (readCmdline): any other with no command line is not the sandbox's.
-// It is known by its start time, as the pid file names it (a pid reused
-// since is another's); and only a process that is the pid file's own is
-// waited through as a launcher kept ready: the next one, forked in the
-// same tick of the clock, waits for its plan for as long as its
-// controller runs. Code in a sandbox can empty
-// the command line of as many of its processes as it likes
-// (prctl(PR_SET_MM_MAP) needs no privilege, or an munmap); each, taken
-// for an exec, would hold up every sweep of the host for execWait, and
-// with it the end of every other sandbox.
+// of the sandbox whose pid file is p. Only the process of the pid file
+// (the start script or launcher, then bwrap) is ever caught between two
+// command lines that name the sandbox's folder, in an exec or as a
+// launcher waiting for the plan it is about to get, and only it is
+// waited for (readCmdline), known by its pid and start time: any other
+// with no command line is not the sandbox's, nor is another launcher
+// forked in the same tick of the clock, which waits for its plan as long
+// as its controller runs. Code in a sandbox can empty the command line of
+// as many of its processes as it likes (prctl(PR_SET_MM_MAP) needs no
+// privilege, or an munmap); each, taken for an exec, would hold up every
+// sweep of the host for execWait, and with it the end of every other
+// sandbox.
 func sweepCmdline(pid int, st uint64, p pidFile) ([]byte, bool) {
-	if st == p.StartTime {
-		return readCmdline(pid, st, pid == p.Pid)
+	if pid == p.Pid && st == p.StartTime {
+		return readCmdline(pid, st, true)
 	}
 	b, err := readProc(fmt.Sprintf("/proc/%d/cmdline", pid))
 	return b, err == nil
