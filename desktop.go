@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -103,12 +104,20 @@ func runDesktop(rootFlag string) int {
 	defer cancel()
 
 	keepBusUnlaunched(os.Getenv, os.Setenv) // before Fyne looks for the desktop's theme
+	// the window's first frame parses fonts and draws icons, tens of MiB
+	// of short-lived allocations: collected at the default pace, that
+	// was several collections on the way to the window
+	gc := debug.SetGCPercent(400)
 	a := app.NewWithID(appID)
 	a.SetIcon(assets.Icon)
 	conn := &lateClient{}
 	// the tray, when there is one, must be set up before the loop runs:
 	// the window comes first, the controller joins it when it is ready
-	u := ui.New(a, conn, root, hasTray())
+	u, err := openWindow(func() *ui.App { return ui.New(a, conn, root, hasTray()) })
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sandboxdesk:", err)
+		return 1
+	}
 	if exe, err := os.Executable(); err == nil {
 		// the program as it was started (a link in PATH stays a link), so
 		// the entry follows an upgrade that replaces what the link names
@@ -119,23 +128,32 @@ func runDesktop(rootFlag string) int {
 		conn.waitServed()
 		quitApp(a)
 	}
-	go func() {
-		client, served, err := connect(ctx, root, log, u.SetStatus)
-		if err != nil {
-			if ctx.Err() == nil {
-				u.SetStatus("sandboxdesk cannot run sandboxes here: " + err.Error())
+	// the controller starts once the window is up: started beside it,
+	// its database and checks took a small machine's processor from the
+	// window's first frame
+	a.Lifecycle().SetOnStarted(func() {
+		debug.SetGCPercent(gc)
+		go func() {
+			client, served, err := connect(ctx, root, log, u.SetStatus)
+			if err != nil {
+				if ctx.Err() == nil {
+					u.SetStatus("sandboxdesk cannot run sandboxes here: " + err.Error())
+				}
+				return
 			}
-			return
-		}
-		conn.set(client, served)
-		if served != nil {
-			go func() {
-				<-served // a client asked the controller to quit
-				quitApp(a)
-			}()
-		}
-		u.Run(ctx)
-	}()
+			conn.set(client, served)
+			// what the window's start and the controller's left behind
+			// goes back to the system, not kept for a tray app's lifetime
+			debug.FreeOSMemory()
+			if served != nil {
+				go func() {
+					<-served // a client asked the controller to quit
+					quitApp(a)
+				}()
+			}
+			u.Run(ctx)
+		}()
+	})
 	// `sandboxdesk quit` signals a controller that holds the root but does
 	// not answer on its socket: stop as Quit does
 	sigs := make(chan os.Signal, 1)
@@ -150,6 +168,24 @@ func runDesktop(rootFlag string) int {
 	cancel()
 	conn.waitServed() // the controller stops its sandboxes before the app exits
 	return 0
+}
+
+// openWindow builds the app's window. A display server can answer
+// noDisplay's knock and still shut the connection GLFW then opens (one
+// resetting as its last client left, one refusing this user); Fyne then
+// panics from deep in its driver, a stack trace where a person needs one
+// line. Nothing has started yet that the panic could leave half done.
+func openWindow(build func() *ui.App) (u *ui.App, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			where := "the display"
+			if d := os.Getenv("DISPLAY"); d != "" {
+				where = "DISPLAY=" + d
+			}
+			err = fmt.Errorf("the window could not open on %s (%v): check that the display server runs and lets this user in, or run `sandboxdesk serve` for the controller without a window", where, r)
+		}
+	}()
+	return build(), nil
 }
 
 // quitApp quits Fyne from any goroutine. The window may be quitting by

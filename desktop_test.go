@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
@@ -165,5 +169,56 @@ func TestNoDisplaySaysSoInOneLine(t *testing.T) {
 				t.Errorf("noDisplay = %q, want one line naming DISPLAY and serve", msg)
 			}
 		})
+	}
+}
+
+// TestMain runs the app itself when a test starts this test binary as
+// the app (TestWindowThatCannotOpenSaysSoInOneLine): Fyne's driver must
+// run on the main goroutine.
+func TestMain(m *testing.M) {
+	if root := os.Getenv("SANDBOXDESK_TEST_APP_ROOT"); root != "" {
+		os.Exit(runDesktop(root))
+	}
+	os.Exit(m.Run())
+}
+
+// A display server that answers the knock but shuts the connection GLFW
+// opens (one resetting, one refusing this user) costs the app one line
+// and exit status 1, not a panic's stack trace.
+func TestWindowThatCannotOpenSaysSoInOneLine(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the fake X server listens on Linux's abstract sockets")
+	}
+	l, err := net.Listen("unix", "@/tmp/.X11-unix/X4713")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	home := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "SANDBOXDESK_TEST_APP_ROOT="+t.TempDir(), "DISPLAY=:4713", "WAYLAND_DISPLAY=",
+		"HOME="+home, "XDG_CONFIG_HOME="+home, "LANG=en_US.UTF-8")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("the app ended with %v, want exit status 1; it said:\n%s", err, stderr.String())
+	}
+	out := stderr.String()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	last := lines[len(lines)-1]
+	if strings.Contains(out, "panic") || strings.Contains(out, "goroutine ") ||
+		!strings.HasPrefix(last, "sandboxdesk: the window could not open on DISPLAY=:4713 (") {
+		t.Errorf("the app said:\n%s\nwant its last line to say the window could not open on DISPLAY=:4713, and no panic", out)
 	}
 }

@@ -5,10 +5,13 @@
 # itself (-displayfd), so two scripts running at once never share one (a
 # free lock file is no promise: another server may take the number
 # first), and returns once it accepts clients, with XPID its pid and
-# XDISPLAY its display (":N").
+# XDISPLAY its display (":N"). -noreset: by default an X server resets
+# when its last client leaves, and a program connecting during that reset
+# fails to open the display (one launch in about twenty-five, between two
+# programs run one after the other).
 start_xvfb() {
 	_xvfb_fd=$(mktemp)
-	Xvfb -displayfd 3 -screen 0 "$1" -nolisten tcp 3>"$_xvfb_fd" >/dev/null 2>&1 &
+	Xvfb -displayfd 3 -screen 0 "$1" -nolisten tcp -noreset 3>"$_xvfb_fd" >/dev/null 2>&1 &
 	XPID=$!
 	_xvfb_tries=0
 	while [ ! -s "$_xvfb_fd" ]; do

@@ -2,7 +2,6 @@ package bubblewrap
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -13,8 +12,8 @@ import (
 )
 
 // sameAgent reports whether the installed agent at dst already holds
-// exactly what src holds (size and SHA-256) as a regular file of mode
-// 0755. Then it is kept rather than copied again at every start: on a
+// exactly what src holds (size, then every byte) as a regular file of
+// mode 0755. Then it is kept rather than copied again at every start: on a
 // small or full disk a fresh copy of a 30 MiB binary is what would fail
 // the start. src is read from its start and left there.
 func sameAgent(src *os.File, dst string) bool {
@@ -32,15 +31,29 @@ func sameAgent(src *os.File, dst string) bool {
 		return false
 	}
 	defer src.Seek(0, io.SeekStart)
-	return bytes.Equal(sum(src), sum(d))
+	return sameBytes(src, d)
 }
 
-func sum(r io.Reader) []byte {
-	h := sha256.New()
-	if _, err := io.Copy(h, r); err != nil {
-		return nil
+// sameBytes reports whether a and b read the same bytes to their ends.
+// Compared as read, not hashed: every controller start asks, and a
+// SHA-256 of both copies of the agent cost a start some 25 ms of
+// processor, which an app opening its window felt.
+func sameBytes(a, b io.Reader) bool {
+	bufA, bufB := make([]byte, 256<<10), make([]byte, 256<<10)
+	for {
+		n, errA := io.ReadFull(a, bufA)
+		m, errB := io.ReadFull(b, bufB)
+		if n != m || !bytes.Equal(bufA[:n], bufB[:m]) {
+			return false
+		}
+		endA, endB := errA == io.EOF || errA == io.ErrUnexpectedEOF, errB == io.EOF || errB == io.ErrUnexpectedEOF
+		switch {
+		case endA && endB:
+			return true
+		case endA != endB, errA != nil && !endA, errB != nil && !endB:
+			return false
+		}
 	}
-	return h.Sum(nil)
 }
 
 // copyAgent copies the agent from in to dst: a file of its own, renamed

@@ -4,12 +4,15 @@ package bubblewrap
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
+	"testing/iotest"
 )
 
 // TestAgentCopiedOnlyWhenChanged: the agent is copied into the root once,
@@ -83,6 +86,37 @@ func TestAgentUpgradeOnAFullDisk(t *testing.T) {
 		got, err := os.ReadFile(filepath.Join(root, "agent", "sandboxdesk-agent"))
 		if err != nil || !bytes.Equal(got, content) {
 			t.Fatalf("install %d: the installed agent is not the new one (%d bytes, %v)", i, len(got), err)
+		}
+	}
+}
+
+// TestSameBytes: the installed agent is kept only when every byte is the
+// same, whatever the buffer's edges, and never when a read fails.
+func TestSameBytes(t *testing.T) {
+	big := bytes.Repeat([]byte("sandboxdesk agent "), 40_000) // 720,000 bytes: three buffers
+	flipped := func(at int) []byte {
+		b := bytes.Clone(big)
+		b[at] ^= 1
+		return b
+	}
+	cases := []struct {
+		name string
+		a, b io.Reader
+		want bool
+	}{
+		{"both empty", bytes.NewReader(nil), bytes.NewReader(nil), true},
+		{"same", bytes.NewReader(big), bytes.NewReader(big), true},
+		{"first byte differs", bytes.NewReader(big), bytes.NewReader(flipped(0)), false},
+		{"a byte past the first buffer differs", bytes.NewReader(big), bytes.NewReader(flipped(300_000)), false},
+		{"last byte differs", bytes.NewReader(big), bytes.NewReader(flipped(len(big) - 1)), false},
+		{"one is shorter by a byte", bytes.NewReader(big), bytes.NewReader(big[:len(big)-1]), false},
+		{"one ends at a buffer's edge", bytes.NewReader(big[:256<<10]), bytes.NewReader(big[:256<<10+1]), false},
+		{"one is empty", bytes.NewReader(nil), bytes.NewReader(big), false},
+		{"a read fails", bytes.NewReader(big), io.MultiReader(bytes.NewReader(big[:1000]), iotest.ErrReader(errors.New("EIO"))), false},
+	}
+	for _, c := range cases {
+		if got := sameBytes(c.a, c.b); got != c.want {
+			t.Errorf("%s: sameBytes = %v, want %v", c.name, got, c.want)
 		}
 	}
 }

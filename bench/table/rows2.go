@@ -130,6 +130,13 @@ func (b *bench) appRows(n int) {
 		return
 	}
 	defer stop()
+	env := append(os.Environ(), "DISPLAY="+display)
+	if bus, stopBus, err := startSessionBus(); err == nil {
+		defer stopBus()
+		env = append(env, "DBUS_SESSION_BUS_ADDRESS="+bus)
+	} else {
+		fmt.Fprintln(os.Stderr, "bench: app rows without a session bus:", err)
+	}
 	appRoot := filepath.Join(b.tmp, "approot")
 	var rss [2]sample
 	var failed error
@@ -138,7 +145,7 @@ func (b *bench) appRows(n int) {
 		if failed != nil {
 			return 0
 		}
-		t, m, err := window(display, title, args...)
+		t, m, err := window(env, title, args...)
 		failed = err
 		rss[i] = append(rss[i], m)
 		return t
@@ -166,7 +173,9 @@ func startXvfb() (display string, stop func(), err error) {
 		return "", nil, err
 	}
 	defer r.Close()
-	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	// -noreset: see packaging/xvfb.sh; each round's program is the
+	// server's last client when it quits
+	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
 	x.ExtraFiles = []*os.File{w}
 	err = x.Start()
 	w.Close()
@@ -184,11 +193,40 @@ func startXvfb() (display string, stop func(), err error) {
 	return fmt.Sprintf(":%d", n), stop, nil
 }
 
-// window runs a program on display until its window shows, and returns
+// startSessionBus starts a session bus of the bench's own, as every
+// desktop session has one: without it, a Fyne app launches a bus of its
+// own at each start (dbus-launch) and leaves it running.
+func startSessionBus() (address string, stop func(), err error) {
+	c := exec.Command("dbus-daemon", "--session", "--nofork", "--print-address")
+	out, err := c.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := c.Start(); err != nil {
+		return "", nil, fmt.Errorf("start dbus-daemon: %w", err)
+	}
+	stop = func() { c.Process.Kill(); c.Wait() }
+	got := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		got <- strings.TrimSpace(line)
+	}()
+	select {
+	case address = <-got:
+	case <-time.After(10 * time.Second):
+	}
+	if address == "" {
+		stop()
+		return "", nil, fmt.Errorf("dbus-daemon printed no address")
+	}
+	return address, stop, nil
+}
+
+// window runs a program with env until its window shows, and returns
 // the time that took and its memory a second later.
-func window(display, title string, args ...string) (float64, float64, error) {
+func window(env []string, title string, args ...string) (float64, float64, error) {
 	c := exec.Command(args[0], args[1:]...)
-	c.Env = append(os.Environ(), "DISPLAY="+display)
+	c.Env = env
 	c.Dir = "/"
 	t := time.Now()
 	if err := c.Start(); err != nil {
