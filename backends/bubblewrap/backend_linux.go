@@ -238,12 +238,12 @@ func (b *Backend) Start(ctx context.Context, spec backends.Spec) (backends.Start
 	made := b.makeCgroupAsync(spec)
 	drop := func() { (<-made).cg.remove() }
 	// as root, the launcher is the spare one, or starts now, while the
-	// rest is made (see prelaunch); any way out before it has its plan
-	// ends it
+	// rest is made (see prelaunch); a way out before it has its plan
+	// keeps it as the spare, or ends it
 	var pre *pendingLaunch
 	if b.asRoot {
 		pre = b.launcher()
-		defer pre.abort()
+		defer b.release(pre)
 	}
 	img, err := scanImage(imageRoot, host)
 	if err != nil {

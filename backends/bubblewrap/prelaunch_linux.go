@@ -156,11 +156,23 @@ func (pl *pendingLaunch) wait() (*prelaunched, error) {
 	return pl.p, pl.err
 }
 
-// abort ends the launcher unless it has had its plan.
-func (pl *pendingLaunch) abort() {
-	if p, _ := pl.wait(); p != nil {
-		p.abort()
+// release is a start's last word on its launcher: one that never had its
+// plan (the start failed before: an image that does not read, a full
+// disk) and still runs becomes the spare when there is none, so the next
+// start does not pay for a launcher again; any other is ended.
+func (b *Backend) release(pl *pendingLaunch) {
+	p, _ := pl.wait()
+	if p == nil || p.sent {
+		return
 	}
+	b.mu.Lock()
+	if b.spare == nil && !p.ended() {
+		b.spare = pl
+		b.mu.Unlock()
+		return
+	}
+	b.mu.Unlock()
+	p.abort()
 }
 
 // abort ends a launcher that has not had its plan, and reaps it. The

@@ -84,10 +84,10 @@ func TestPrelaunchGate(t *testing.T) {
 	}
 }
 
-// TestFailedStartEndsLauncher: a root start that fails after its
-// launcher was forked, before the plan was sent, leaves neither the
-// launcher nor its zombie.
-func TestFailedStartEndsLauncher(t *testing.T) {
+// TestFailedStartKeepsItsLauncher: a start that fails before its plan (a
+// sandbox folder that cannot be made) leaves its launcher as the spare,
+// and the next start runs in it: no launcher is paid for twice.
+func TestFailedStartKeepsItsLauncher(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("a launcher runs for a root controller")
 	}
@@ -108,14 +108,45 @@ func TestFailedStartEndsLauncher(t *testing.T) {
 		t.Fatalf("a start into a file: %v, want a failure to prepare", err)
 	}
 	r.b.mu.Lock()
-	defer r.b.mu.Unlock()
-	if len(pids) != 1 {
-		t.Fatalf("the start forked %d launchers, want 1", len(pids))
+	forked, spare := len(pids), r.b.spare
+	r.b.mu.Unlock()
+	if forked != 1 || spare == nil {
+		t.Fatalf("the failed start forked %d launchers and kept %v ready, want 1 kept", forked, spare)
 	}
-	// gone, and reaped: no zombie either
-	if err := unix.Kill(pids[0], 0); err == nil {
-		stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pids[0]))
-		t.Errorf("the failed start left its launcher: %s", stat)
+	if p, err := spare.wait(); err != nil || p.sb.pid.Pid != pids[0] {
+		t.Fatalf("the launcher kept ready is not the failed start's (pid %d): %v", pids[0], err)
+	}
+	good := r.spec("good")
+	good.Network = backends.NetworkOff
+	r.start(good, 256)
+	if sb, ok := r.b.get(good.ID); !ok || sb.pid.Pid != pids[0] {
+		t.Errorf("the next start did not run in the launcher the failed start kept (pid %d)", pids[0])
+	}
+}
+
+// TestReleaseEndsALauncherNotKept: a launcher that had no plan and cannot
+// be the spare (there is one) is ended and reaped, no zombie left.
+func TestReleaseEndsALauncherNotKept(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a launcher runs for a root controller")
+	}
+	r := newRig(t)
+	r.b.keepSpare()
+	extra := r.b.prelaunchAsync(false)
+	p, err := extra.wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.b.release(extra)
+	r.b.mu.Lock()
+	kept := r.b.spare != extra
+	r.b.mu.Unlock()
+	if !kept {
+		t.Error("release replaced the spare there was")
+	}
+	if err := unix.Kill(p.sb.pid.Pid, 0); err == nil {
+		stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.sb.pid.Pid))
+		t.Errorf("release left the launcher: %s", stat)
 	}
 }
 
