@@ -133,15 +133,21 @@ func runDesktop(rootFlag string) int {
 	// window's first frame
 	a.Lifecycle().SetOnStarted(func() {
 		debug.SetGCPercent(gc)
+		// a quit already queued runs right after this: it must find the
+		// start under way, and wait for it, or the app exits halfway
+		// through taking the root
+		done := conn.begin()
 		go func() {
 			client, served, err := connect(ctx, root, log, u.SetStatus)
 			if err != nil {
+				done()
 				if ctx.Err() == nil {
 					u.SetStatus("sandboxdesk cannot run sandboxes here: " + err.Error())
 				}
 				return
 			}
 			conn.set(client, served)
+			done()
 			// what the window's start and the controller's left behind
 			// goes back to the system, not kept for a tray app's lifetime
 			debug.FreeOSMemory()
@@ -324,6 +330,9 @@ type lateClient struct {
 	mu     sync.Mutex
 	client ipc.Client
 	served <-chan struct{}
+	// starting holds while the controller is being reached: until then
+	// whether this process serves the root is not known
+	starting sync.WaitGroup
 }
 
 var errNotYet = ipc.Errorf(ipc.ErrUnavailable, "sandboxdesk is still starting its controller; try again in a moment")
@@ -340,8 +349,17 @@ func (l *lateClient) get() ipc.Client {
 	return l.client
 }
 
-// waitServed waits for this process's controller, if it has one, to stop.
+// begin marks the controller as being reached, until the returned
+// function is called.
+func (l *lateClient) begin() func() {
+	l.starting.Add(1)
+	return l.starting.Done
+}
+
+// waitServed waits for a start under way to end, then for this process's
+// controller, if it has one, to stop.
 func (l *lateClient) waitServed() {
+	l.starting.Wait()
 	l.mu.Lock()
 	s := l.served
 	l.mu.Unlock()

@@ -222,3 +222,53 @@ func TestWindowThatCannotOpenSaysSoInOneLine(t *testing.T) {
 		t.Errorf("the app said:\n%s\nwant its last line to say the window could not open on DISPLAY=:4713, and no panic", out)
 	}
 }
+
+// A quit that comes while the controller is still being reached (a
+// SIGTERM queued while the window was built runs right after the start
+// begins) waits for that start to end and then for the controller it
+// made to stop: the app must not exit halfway through taking the root.
+func TestQuitWaitsForTheControllerBeingReached(t *testing.T) {
+	var l lateClient
+	done := l.begin()
+	returned := make(chan struct{})
+	go func() {
+		l.waitServed()
+		close(returned)
+	}()
+	// the quit is waiting, or (the defect) has already given up
+	for !waitingIn("(*lateClient).waitServed") {
+		select {
+		case <-returned:
+			t.Fatal("waitServed returned while the controller was still being reached")
+		default:
+			runtime.Gosched()
+		}
+	}
+	served := make(chan struct{})
+	l.set(fakeClientForQuit{}, served)
+	done()
+	for !waitingIn("(*lateClient).waitServed") {
+		runtime.Gosched()
+	}
+	select {
+	case <-returned:
+		t.Fatal("waitServed returned before the controller stopped")
+	default:
+	}
+	close(served)
+	<-returned
+}
+
+// waitingIn reports whether a goroutine is blocked inside fn.
+func waitingIn(fn string) bool {
+	buf := make([]byte, 1<<20)
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		head, _, _ := strings.Cut(g, "\n")
+		if strings.Contains(g, fn) && !strings.Contains(head, "[running]") && !strings.Contains(head, "[runnable]") {
+			return true
+		}
+	}
+	return false
+}
+
+type fakeClientForQuit struct{ ipc.Client }
