@@ -231,6 +231,15 @@ func TestTrayQuickStart(t *testing.T) {
 	}
 }
 
+// The window opens before the desktop app's controller has started: it
+// does not say there are no sandboxes before the controller has said so.
+func TestNoEmptyStateBeforeTheFirstList(t *testing.T) {
+	u := New(test.NewTempApp(t), nil, t.TempDir(), false)
+	if u.main.empty.Visible() {
+		t.Error("a window that has had no list yet says there are no sandboxes")
+	}
+}
+
 func TestMainWindowListsAndHeader(t *testing.T) {
 	r := newRig(t)
 	r.eventually("the empty state shows", func() bool { return r.u.main.empty.Visible() })

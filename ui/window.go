@@ -69,6 +69,10 @@ func newMainView(u *App) *mainView {
 	emptyLine.Alignment = fyne.TextAlignCenter
 	m.empty = container.NewVBox(layoutSpacer(), emptyLine,
 		container.NewCenter(widget.NewButtonWithIcon("Add your first sandbox", theme.ContentAddIcon(), u.showAdd)))
+	// until the controller has sent a list: the window opens before the
+	// desktop app's controller has started, and "no sandboxes yet" is
+	// not known then
+	m.empty.Hide()
 	table := container.NewBorder(head, nil, nil, nil, m.list)
 
 	for _, b := range []struct {
