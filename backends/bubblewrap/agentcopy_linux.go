@@ -71,6 +71,10 @@ func copyAgent(in *os.File, dir, dst string) error {
 	if errors.Is(err, syscall.ENOSPC) {
 		return fmt.Errorf("install agent: the disk is full: %s has no room for the agent; free some space and start again", dir)
 	}
+	if fi, serr := os.Lstat(dst); err != nil && serr == nil && fi.IsDir() {
+		// never removed here: what a folder holds is not ours to judge
+		return fmt.Errorf("install agent: %s is a folder where the agent goes; move it away and start again", dst)
+	}
 	if err != nil {
 		return fmt.Errorf("install agent: %w", err)
 	}

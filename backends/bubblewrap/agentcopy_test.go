@@ -90,6 +90,26 @@ func TestAgentUpgradeOnAFullDisk(t *testing.T) {
 	}
 }
 
+// TestAgentPathTakenByAFolder: a folder where the agent goes fails the
+// controller's start in one line that names it, and is left as it is.
+func TestAgentPathTakenByAFolder(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
+	}
+	root := t.TempDir()
+	folder := filepath.Join(root, "agent", "sandboxdesk-agent")
+	if err := os.MkdirAll(filepath.Join(folder, "notes"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New(Config{Root: root, Agent: "/bin/true"})
+	if err == nil || err.Error() != "install agent: "+folder+" is a folder where the agent goes; move it away and start again" {
+		t.Errorf("a folder where the agent goes: %v", err)
+	}
+	if _, serr := os.Stat(filepath.Join(folder, "notes")); serr != nil {
+		t.Errorf("the folder's contents went: %v", serr)
+	}
+}
+
 // TestSameBytes: the installed agent is kept only when every byte is the
 // same, whatever the buffer's edges, and never when a read fails.
 func TestSameBytes(t *testing.T) {
