@@ -69,12 +69,16 @@ func (s *Session) HandOver(ctx context.Context, conn net.Conn) (handed bool, cod
 	if err != nil {
 		return true, -1, fmt.Errorf("hand the command's connection over: %w", err)
 	}
+	// the client holds the connection now; kept in this side's poller,
+	// every frame between the client and the command woke this process
+	// (some 15 ms of processor per 100 MiB through exec cat)
+	h := release(conn)
+	defer h.close()
 	code, err = s.outcome(ctx)
 	if err != nil {
 		// the end of the exec here (a stop, the client gone) is the
-		// command's: shut down the connection the client holds too, now,
-		// before its holder here closes it
-		shutdown(conn)
+		// command's: shut down the connection the client holds too
+		h.shutdown()
 	}
 	return true, code, err
 }

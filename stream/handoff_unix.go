@@ -10,6 +10,8 @@ import (
 	"net"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 var errNotPassable = errors.New("stream: this connection cannot be handed over")
@@ -84,6 +86,51 @@ func ReceiveConn(ctl net.Conn) (net.Conn, error) {
 		return nil, fmt.Errorf("stream: the handed-over connection: %w", err)
 	}
 	return conn, nil
+}
+
+// released is what a server keeps of a connection it handed over: a bare
+// descriptor outside Go's poller, enough to shut the connection down for
+// the client that holds it; or, when none could be taken, the connection.
+type released struct {
+	fd   int
+	conn net.Conn
+}
+
+// release takes a bare descriptor of conn and closes conn.
+func release(conn net.Conn) released {
+	sc, ok := conn.(syscall.Conn)
+	if !ok {
+		return released{fd: -1, conn: conn}
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return released{fd: -1, conn: conn}
+	}
+	fd := -1
+	rc.Control(func(s uintptr) {
+		if d, err := unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0); err == nil {
+			fd = d
+		}
+	})
+	if fd < 0 {
+		return released{fd: -1, conn: conn}
+	}
+	conn.Close()
+	return released{fd: fd}
+}
+
+func (r released) shutdown() {
+	if r.fd >= 0 {
+		syscall.Shutdown(r.fd, syscall.SHUT_RDWR)
+		return
+	}
+	shutdown(r.conn)
+}
+
+func (r released) close() {
+	if r.fd >= 0 {
+		syscall.Close(r.fd)
+	}
 }
 
 func closeAll(fds []int) {

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"path/filepath"
@@ -29,6 +30,7 @@ type agentHandler struct {
 	stopped chan struct{} // closed by a test: a stop mid-exec
 	hanging chan struct{} // closed by the agent when a "hang" starts
 	hungUp  chan struct{} // closed by the agent when its client left a "hang"
+	mine    chan net.Conn // the controller's own connection to each command
 }
 
 type execEnd struct {
@@ -59,6 +61,10 @@ func (h *agentHandler) Exec(ctx context.Context, r ipc.ExecRequest, cio stream.I
 	defer conn.Close()
 	if hand := cio.HandOver; hand != nil {
 		cio.HandOver = func(ctx context.Context, c net.Conn) (bool, int, error) {
+			select {
+			case h.mine <- c:
+			default:
+			}
 			handed, code, err := hand(ctx, c)
 			h.handed <- handed
 			return handed, code, err
@@ -127,7 +133,7 @@ func serveAgent(t *testing.T) (*SocketClient, *agentHandler) {
 	t.Helper()
 	dir := t.TempDir()
 	h := &agentHandler{agent: filepath.Join(dir, "agent.sock"), handed: make(chan bool, 1), ended: make(chan execEnd, 1),
-		stopped: make(chan struct{}), hanging: make(chan struct{}), hungUp: make(chan struct{})}
+		stopped: make(chan struct{}), hanging: make(chan struct{}), hungUp: make(chan struct{}), mine: make(chan net.Conn, 1)}
 	fakeAgent(t, h.agent, h.hanging, h.hungUp)
 	path := SocketPath(dir)
 	l, err := Listen(path)
@@ -192,6 +198,18 @@ func TestExecStopDuringHandoff(t *testing.T) {
 		errc <- err
 	}()
 	<-h.hanging
+	// handed over, the connection leaves the controller's poller (every
+	// frame between client and command woke it), and a bare descriptor
+	// of it is what the stop below shuts down
+	mine := <-h.mine
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if err := mine.SetReadDeadline(time.Time{}); errors.Is(err, net.ErrClosed) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the controller still holds the connection it handed over")
+		}
+	}
 	close(h.stopped) // the controller ends the exec: the sandbox stops
 	select {
 	case <-h.hungUp:
