@@ -194,12 +194,8 @@ func TestWindowThatCannotOpenSaysSoInOneLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
+	go func() { // takes each connection and shuts it at once
+		for c, err := l.Accept(); err == nil; c, err = l.Accept() {
 			c.Close()
 		}
 	}()
