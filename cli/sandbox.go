@@ -254,6 +254,11 @@ func (e *env) runRemote(ctx context.Context, name string, cmd sandboxes.Cmd) err
 			stream.GrowPipe(f)
 		}
 	}
+	if f, ok := e.Out.(*os.File); ok {
+		// output into a pipe goes in whole frames, not in the 64 KiB the
+		// kernel's default holds: a quarter of the wakeups on both ends
+		stream.GrowPipe(f)
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Signals = in, e.Out, e.Err, sigs
 	code, err := sbx.Sandbox(name).Exec(ctx, cmd)
 	if err != nil {
